@@ -1,0 +1,11 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
+  transformIgnorePatterns: ['/node_modules/(?!(@apidevtools/json-schema-ref-parser|@jsdevtools)/)'],
+  globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,135 @@
+// Queries on `entries` and `entry_vectors`. Every function takes the db (or a transaction) first,
+// so the caller decides the transaction.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema';
+import { toVectorLiteral } from '../embedding/embedder';
+import type { CatalogEntry, HostInfo } from './catalog-entry';
+import { contentHash, publisherOf, searchableText } from './catalog-entry';
+
+export interface EntryToStore {
+  entry: CatalogEntry;
+  host: HostInfo | undefined;
+  origin: string;
+  fetchedAt: Date;
+}
+
+export interface PreparedEntry extends EntryToStore {
+  hash: string;
+  text: string;
+}
+
+export function prepareEntry(input: EntryToStore): PreparedEntry {
+  return { ...input, hash: contentHash(input.entry, input.host), text: searchableText(input.entry) };
+}
+
+/** Content hashes of the given identifiers (deleted ones included), to skip unchanged entries. */
+export async function storedHashes(db: Kysely<Database>, identifiers: string[]): Promise<Map<string, { hash: string; deleted: boolean }>> {
+  const out = new Map<string, { hash: string; deleted: boolean }>();
+  for (let i = 0; i < identifiers.length; i += 1000) {
+    const rows = await db
+      .selectFrom('entries')
+      .select(['identifier', 'content_hash', 'deleted_at'])
+      .where('identifier', 'in', identifiers.slice(i, i + 1000))
+      .execute();
+    for (const r of rows) out.set(r.identifier, { hash: r.content_hash, deleted: r.deleted_at !== null });
+  }
+  return out;
+}
+
+/**
+ * Inserts or replaces entries by identifier. `created_at` survives replacement; `updated_at` is the
+ * entry's own updatedAt when it has one, else the time its content last changed here.
+ */
+export async function upsertEntries(db: Kysely<Database>, items: PreparedEntry[]): Promise<void> {
+  for (let i = 0; i < items.length; i += 200) {
+    const chunk = items.slice(i, i + 200);
+    await db
+      .insertInto('entries')
+      .values(
+        chunk.map((item) => ({
+          identifier: item.entry.identifier,
+          publisher: publisherOf(item.entry.identifier),
+          type: item.entry.type,
+          display_name: item.entry.displayName,
+          description: item.entry.description ?? null,
+          version: item.entry.version ?? null,
+          tags: item.entry.tags ?? [],
+          capabilities: item.entry.capabilities ?? [],
+          entry: JSON.stringify(item.entry),
+          host: item.host ? JSON.stringify(item.host) : null,
+          content_hash: item.hash,
+          origin: item.origin,
+          fetched_at: item.fetchedAt,
+          updated_at: item.entry.updatedAt ?? item.fetchedAt,
+          deleted_at: null,
+          search_text: item.text,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.column('identifier').doUpdateSet((eb) => ({
+          publisher: eb.ref('excluded.publisher'),
+          type: eb.ref('excluded.type'),
+          display_name: eb.ref('excluded.display_name'),
+          description: eb.ref('excluded.description'),
+          version: eb.ref('excluded.version'),
+          tags: eb.ref('excluded.tags'),
+          capabilities: eb.ref('excluded.capabilities'),
+          entry: eb.ref('excluded.entry'),
+          host: eb.ref('excluded.host'),
+          content_hash: eb.ref('excluded.content_hash'),
+          origin: eb.ref('excluded.origin'),
+          fetched_at: eb.ref('excluded.fetched_at'),
+          updated_at: eb.ref('excluded.updated_at'),
+          deleted_at: null,
+          search_text: eb.ref('excluded.search_text'),
+        })),
+      )
+      .execute();
+  }
+}
+
+export async function storeVectors(
+  db: Kysely<Database>,
+  model: string,
+  field: string,
+  rows: Array<{ identifier: string; vector: number[] }>,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += 200) {
+    await db
+      .insertInto('entry_vectors')
+      .values(rows.slice(i, i + 200).map((r) => ({ identifier: r.identifier, model, field, embedding: toVectorLiteral(r.vector) })))
+      .onConflict((oc) => oc.columns(['identifier', 'model', 'field']).doUpdateSet((eb) => ({ embedding: eb.ref('excluded.embedding') })))
+      .execute();
+  }
+}
+
+export async function getLiveEntry(db: Kysely<Database>, identifier: string): Promise<{ entry: CatalogEntry; updatedAt: Date } | null> {
+  const row = await db
+    .selectFrom('entries')
+    .select(['entry', 'updated_at'])
+    .where('identifier', '=', identifier)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row ? { entry: row.entry as CatalogEntry, updatedAt: row.updated_at } : null;
+}
+
+export async function countLiveEntries(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('entries')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Marks entries as deleted (tombstones): hidden from every read, remembered with the time. */
+export async function markDeleted(db: Kysely<Database>, identifiers: string[], at: Date): Promise<number> {
+  if (identifiers.length === 0) return 0;
+  const result = await db
+    .updateTable('entries')
+    .set({ deleted_at: at })
+    .where('identifier', 'in', identifiers)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -1,0 +1,99 @@
+// ard-registry <command>: serve | ingest <file>. Reads configuration from the environment.
+import { SingleBar, Presets } from 'cli-progress';
+import { ConfigError, loadConfig } from './config';
+import { createContext } from './context';
+import { ingestFile } from './ingest/load-files';
+import { startRegistry } from './server';
+
+const USAGE = `usage: ard-registry <command>
+
+commands:
+  serve               start the registry (PORT, DATABASE_URL, DATA_DIR, PUBLIC_URL, ... from the environment)
+  ingest <file>...    validate and load ai-catalog.json manifest files into the configured database
+  help                show this text
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  switch (command) {
+    case 'serve':
+      return serve();
+    case 'ingest':
+      return ingest(args);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`ard-registry: unknown command '${command}'\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+async function serve(): Promise<number> {
+  const registry = await startRegistry(loadConfig());
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      registry.ctx.logger.info({ signal }, 'shutting down: finishing in-flight requests');
+      registry.stop().then(resolve, resolve);
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+  return 0;
+}
+
+async function ingest(files: string[]): Promise<number> {
+  if (files.length === 0) {
+    process.stderr.write('ard-registry ingest: give at least one manifest file\n');
+    return 2;
+  }
+  const config = loadConfig({ loadDemoCorpus: false, logLevel: 'warn' });
+  const ctx = await createContext(config);
+  let failed = false;
+  try {
+    for (const file of files) {
+      const bar = process.stderr.isTTY ? new SingleBar({ format: `${file} [{bar}] {value}/{total} entries embedded`, hideCursor: true }, Presets.shades_classic) : null;
+      let started = false;
+      try {
+        const report = await ingestFile({ db: ctx.db, embedder: ctx.embedder }, file, (done, total) => {
+          if (!bar) return;
+          if (!started) {
+            bar.start(total, 0);
+            started = true;
+          }
+          bar.update(done);
+        });
+        bar?.stop();
+        process.stdout.write(
+          `${file}: ${report.total} entries: ${report.added} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.rejected.length} rejected\n`,
+        );
+        for (const problem of report.rejected) {
+          process.stdout.write(`  rejected entries[${problem.index}]${problem.identifier ? ` (${problem.identifier})` : ''}: ${problem.reason}\n`);
+        }
+        if (report.rejected.length > 0) failed = true;
+      } catch (error) {
+        bar?.stop();
+        failed = true;
+        process.stderr.write(`${file}: ${(error as Error).message}\n`);
+      }
+    }
+  } finally {
+    await ctx.destroy();
+  }
+  return failed ? 1 : 0;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`ard-registry: ${error instanceof ConfigError ? error.message : (error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,134 @@
+// The only reader of process.env. `readEnv()` only reads; `envToConfig()` applies defaults and
+// rejects bad values with a message naming the variable, so a misconfigured registry fails at start.
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface RegistryConfig {
+  port: number;
+  host: string;
+  /** Unset: the embedded database (PGlite) in `dataDir`. */
+  databaseUrl: string | null;
+  /** Read-only replica for queries; writes always go to `databaseUrl`. */
+  databaseReplicaUrl: string | null;
+  dataDir: string;
+  /** This registry's public base URL: the `source` of its own results. */
+  publicUrl: string;
+  logLevel: LogLevel;
+  /** Load the bundled demo corpus when the index is empty (default: on for the embedded database). */
+  loadDemoCorpus: boolean;
+  /** Signs search page tokens; unset = a key generated once and kept in the database. */
+  pageTokenSecret: string | null;
+  /** Bearer token for /admin routes; unset = admin routes are off (401). */
+  adminToken: string | null;
+  /** Peer registries' base URLs for federation. */
+  peers: string[];
+  /** Time budget of a federated search, in milliseconds. */
+  federationBudgetMs: number;
+  crawlAllowPrivate: boolean;
+  /** Reads per client per minute; 0 = no limit. */
+  rateLimitPerMinute: number;
+  redisUrl: string | null;
+  /** Hard limit on one request's duration. */
+  requestTimeoutMs: number;
+  /** Largest accepted request body. */
+  maxBodyBytes: number;
+  /** A local ONNX sentence-embedding model folder; unset = the bundled model. */
+  embeddingModelDir: string | null;
+}
+
+export type Env = Record<string, string | undefined>;
+
+export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
+  const names = [
+    'PORT', 'HOST', 'DATABASE_URL', 'DATABASE_REPLICA_URL', 'DATA_DIR', 'PUBLIC_URL', 'LOG_LEVEL',
+    'LOAD_DEMO_CORPUS', 'PAGE_TOKEN_SECRET', 'ADMIN_TOKEN', 'PEERS', 'FEDERATION_BUDGET_MS',
+    'CRAWL_ALLOW_PRIVATE', 'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'MAX_BODY_BYTES',
+    'EMBEDDING_MODEL_DIR',
+  ];
+  const out: Env = {};
+  for (const name of names) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== '') out[name] = value.trim();
+  }
+  return out;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function envToConfig(env: Env): RegistryConfig {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST ?? '0.0.0.0';
+  const databaseUrl = env.DATABASE_URL ?? null;
+  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`);
+  const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
+  const levels: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+  if (!levels.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${levels.join(', ')}; got '${env.LOG_LEVEL}'`);
+  }
+  const peers = (env.PEERS ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return new URL(p).toString();
+      } catch {
+        throw new ConfigError(`PEERS must be a comma-separated list of absolute URLs; '${p}' is not one`);
+      }
+    });
+  return {
+    port,
+    host,
+    databaseUrl,
+    databaseReplicaUrl: env.DATABASE_REPLICA_URL ?? null,
+    dataDir: path.resolve(env.DATA_DIR ?? '.data'),
+    publicUrl,
+    logLevel,
+    loadDemoCorpus: boolean(env, 'LOAD_DEMO_CORPUS', databaseUrl === null),
+    pageTokenSecret: env.PAGE_TOKEN_SECRET ?? null,
+    adminToken: env.ADMIN_TOKEN ?? null,
+    peers,
+    federationBudgetMs: integer(env, 'FEDERATION_BUDGET_MS', 1500, 50, 60000),
+    crawlAllowPrivate: boolean(env, 'CRAWL_ALLOW_PRIVATE', false),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+    redisUrl: env.REDIS_URL ?? null,
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10000, 100, 600000),
+    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+    embeddingModelDir: env.EMBEDDING_MODEL_DIR ?? null,
+  };
+}
+
+export function loadConfig(overrides: Partial<RegistryConfig> = {}): RegistryConfig {
+  return { ...envToConfig(readEnv()), ...overrides };
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer; got '${raw}'`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}; got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false; got '${raw}'`);
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const raw = env[name] ?? fallback;
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+    return parsed.toString();
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL; got '${raw}'`);
+  }
+}

@@ -1,0 +1,67 @@
+// Chooses the database: PostgreSQL + pgvector when DATABASE_URL is set, else the embedded PGlite
+// (with its pgvector and pg_trgm extensions) in DATA_DIR. Both go through Kysely's PostgresDialect
+// over a pg.Pool, so the SQL is the same in production and in the default.
+import fs from 'node:fs';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  kind: 'postgres' | 'embedded';
+  /** Closes the pool (and the embedded database). */
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  databaseUrl: string | null;
+  dataDir: string;
+  poolSize?: number;
+  /** Fail a query that has not started after this long waiting for a connection. */
+  connectionTimeoutMs?: number;
+  statementTimeoutMs?: number;
+}
+
+export async function connectDatabase(options: ConnectOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) return connectPostgres(options.databaseUrl, options);
+  return connectEmbedded(options.dataDir);
+}
+
+function connectPostgres(url: string, options: ConnectOptions): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 3000,
+    statement_timeout: options.statementTimeoutMs ?? 15000,
+    // Keeps an idle pool from pinning a dead server's sockets after a database restart.
+    idleTimeoutMillis: 30000,
+  });
+  // An idle client losing its connection (database restart) must not crash the process.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    kind: 'postgres',
+    close: () => db.destroy(),
+  };
+}
+
+async function connectEmbedded(dataDir: string): Promise<DatabaseHandle> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { vector } = await import('@electric-sql/pglite-pgvector');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+  const pglite = await PGlite.create(dataDir, { extensions: { vector, pg_trgm } });
+  // PGlite is single-connection: one pooled client, queries queue behind each other.
+  const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 } as pg.PoolConfig);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    kind: 'embedded',
+    close: async () => {
+      await db.destroy();
+      await pglite.close();
+    },
+  };
+}

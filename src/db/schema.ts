@@ -1,0 +1,51 @@
+// Row types of the tables in db/migrations. Kysely reads them; repositories map rows to API types.
+import type { ColumnType, Generated, Selectable } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export interface EntriesTable {
+  identifier: string;
+  publisher: string;
+  type: string;
+  display_name: string;
+  description: string | null;
+  version: string | null;
+  tags: string[];
+  capabilities: string[];
+  entry: ColumnType<unknown, string, string>;
+  host: ColumnType<unknown, string | null, string | null>;
+  content_hash: string;
+  origin: string;
+  fetched_at: Timestamp;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  deleted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  search_text: string;
+  search_doc: ColumnType<string, never, never>;
+}
+
+export interface EntryVectorsTable {
+  identifier: string;
+  model: string;
+  field: string;
+  embedding: ColumnType<string, string, string>;
+}
+
+export interface RegistrySettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface SchemaMigrationsTable {
+  name: string;
+  applied_at: Generated<Date>;
+}
+
+export interface Database {
+  entries: EntriesTable;
+  entry_vectors: EntryVectorsTable;
+  registry_settings: RegistrySettingsTable;
+  schema_migrations: SchemaMigrationsTable;
+}
+
+export type EntryRow = Selectable<EntriesTable>;

@@ -1,0 +1,65 @@
+// Typed API errors carry their HTTP status and ARD error code (ARD Appendix B). One middleware
+// maps them to {errorCode, message}; anything else becomes a 500 that leaks nothing.
+
+export type ErrorCode =
+  | 'INVALID_ARGUMENT'
+  | 'UNAUTHENTICATED'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'RATE_LIMIT_EXCEEDED'
+  | 'INTERNAL_ERROR'
+  | 'NOT_IMPLEMENTED'
+  | 'UNAVAILABLE';
+
+export abstract class ApiError extends Error {
+  abstract readonly status: number;
+  abstract readonly errorCode: ErrorCode;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class InvalidArgumentError extends ApiError {
+  readonly status = 400;
+  readonly errorCode = 'INVALID_ARGUMENT' as const;
+}
+
+export class UnauthenticatedError extends ApiError {
+  readonly status = 401;
+  readonly errorCode = 'UNAUTHENTICATED' as const;
+}
+
+export class NotFoundError extends ApiError {
+  readonly status = 404;
+  readonly errorCode = 'NOT_FOUND' as const;
+}
+
+export class MethodNotAllowedError extends ApiError {
+  readonly status = 405;
+  readonly errorCode = 'METHOD_NOT_ALLOWED' as const;
+}
+
+export class RateLimitError extends ApiError {
+  readonly status = 429;
+  readonly errorCode = 'RATE_LIMIT_EXCEEDED' as const;
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
+}
+
+export class NotImplementedError extends ApiError {
+  readonly status = 501;
+  readonly errorCode = 'NOT_IMPLEMENTED' as const;
+}
+
+/** The database (or another dependency) cannot be reached right now; retrying later may work. */
+export class ServiceUnavailableError extends ApiError {
+  readonly status = 503;
+  readonly errorCode = 'UNAVAILABLE' as const;
+}
+
+export interface ErrorBody {
+  errorCode: string;
+  message: string;
+}

@@ -1,0 +1,116 @@
+// createApp(ctx): the express application, without listening. Routing and request validation
+// come from the ARD OpenAPI document; every error leaves through toErrorResponse.
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import pinoHttp from 'pino-http';
+import type { AppContext } from '../context';
+import { InvalidArgumentError, MethodNotAllowedError, NotFoundError } from '../errors';
+import type { HandlerRequest, HandlerResponse } from './handler';
+import { operationHandlers } from './handlers';
+import { createOpenApiBackend } from './openapi';
+import { toErrorResponse } from './error-response';
+import { describeValidationErrors } from './validation-message';
+
+export interface RegistryApp {
+  app: express.Express;
+  /** Resolves once the OpenAPI document is loaded and every route is ready. */
+  ready: Promise<void>;
+}
+
+export function createApp(ctx: AppContext): RegistryApp {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    const incoming = req.header('x-request-id');
+    const id = incoming && /^[A-Za-z0-9._-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = id;
+    res.setHeader('X-Request-Id', id);
+    next();
+  });
+  app.use(
+    pinoHttp({
+      logger: ctx.logger,
+      genReqId: (_req, res) => (res as Response).locals.requestId as string,
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      serializers: { req: (req) => ({ id: req.id, method: req.method, url: req.url }), res: (res) => ({ statusCode: res.statusCode }) },
+    }),
+  );
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.use(express.json({ limit: ctx.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
+
+  const api = createOpenApiBackend();
+  api.register({
+    validationFail: (c) => {
+      throw new InvalidArgumentError(describeValidationErrors(c.validation.errors));
+    },
+    notFound: (c) => {
+      throw new NotFoundError(`no route ${c.request.method.toUpperCase()} ${c.request.path}`);
+    },
+    methodNotAllowed: (c) => {
+      throw new MethodNotAllowedError(`${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`);
+    },
+  });
+  for (const [operationId, handler] of Object.entries(operationHandlers)) {
+    api.register(operationId, (c, req: Request) =>
+      handler(ctx, {
+        body: c.request.requestBody,
+        query: c.request.query as HandlerRequest['query'],
+        params: c.request.params as Record<string, string>,
+        headers: req.headers,
+        requestId: req.res?.locals.requestId as string,
+      }),
+    );
+  }
+  const ready = api.init().then(() => undefined);
+
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      await ready;
+      const result = (await api.handleRequest(
+        { method: req.method, path: req.path, body: req.body, query: req.query as Record<string, string>, headers: req.headers as Record<string, string> },
+        req,
+        res,
+      )) as HandlerResponse;
+      send(res, result);
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const requestId = res.locals.requestId as string;
+    const mapped = bodyParserError(error) ?? toErrorResponse(error, requestId, ctx.logger);
+    if (res.headersSent) return;
+    res.status(mapped.status).set(mapped.headers).json(mapped.body);
+  });
+
+  return { app, ready };
+}
+
+function send(res: Response, result: HandlerResponse): void {
+  if (result.headers) res.set(result.headers);
+  if (result.body === undefined) res.status(result.status).end();
+  else res.status(result.status).json(result.body);
+}
+
+/** express.json() errors: malformed JSON and bodies over the limit, said plainly. */
+function bodyParserError(error: unknown) {
+  const e = error as { type?: string; status?: number; limit?: number };
+  if (e?.type === 'entity.parse.failed') {
+    return { status: 400, headers: {}, body: { errorCode: 'INVALID_ARGUMENT', message: 'the request body is not valid JSON' } };
+  }
+  if (e?.type === 'entity.too.large') {
+    return { status: 413, headers: {}, body: { errorCode: 'INVALID_ARGUMENT', message: `the request body is larger than ${e.limit} bytes` } };
+  }
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return { status: 415, headers: {}, body: { errorCode: 'INVALID_ARGUMENT', message: 'the request body must be UTF-8 JSON' } };
+  }
+  return null;
+}

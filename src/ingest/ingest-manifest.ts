@@ -1,0 +1,130 @@
+// Loads one ai-catalog manifest into the index: every entry is validated on its own (an invalid one
+// is reported and never blocks the valid ones, nor changes what was stored for it before),
+// unchanged entries are skipped by content hash (no re-embedding), and the write is one
+// transaction done after all embedding work, so an interrupted run leaves the index as it was.
+import type { Kysely } from 'kysely';
+import type { CatalogEntry, CatalogManifest, HostInfo } from '../catalog/catalog-entry';
+import { validateCatalogEntry, validateManifestEnvelope, type EntryProblem } from '../catalog/catalog-validator';
+import { prepareEntry, storedHashes, storeVectors, upsertEntries, type PreparedEntry } from '../catalog/entry-repository';
+import type { Database } from '../db/schema';
+import type { Embedder } from '../embedding/embedder';
+import { ENTRY_VECTOR_FIELDS, entryEmbeddingTexts } from '../embedding/entry-texts';
+
+export class ManifestInvalidError extends Error {
+  override name = 'ManifestInvalidError';
+  constructor(readonly problems: string[], readonly origin: string) {
+    super(`${origin} is not a valid ai-catalog manifest: ${problems.slice(0, 5).join('; ')}`);
+  }
+}
+
+export interface IngestReport {
+  origin: string;
+  total: number;
+  added: number;
+  updated: number;
+  unchanged: number;
+  rejected: EntryProblem[];
+  /** Valid entries, in manifest order (the caller may need them, e.g. nested catalogs, registries). */
+  accepted: CatalogEntry[];
+}
+
+export interface IngestOptions {
+  origin: string;
+  fetchedAt?: Date;
+  /** Called as embedding progresses: (done, total). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface IngestDeps {
+  db: Kysely<Database>;
+  embedder: Embedder;
+}
+
+/** Validates a manifest's entries without writing anything. */
+export function validateManifest(manifest: unknown, origin: string): { host: HostInfo | undefined; valid: CatalogEntry[]; rejected: EntryProblem[] } {
+  const problems = validateManifestEnvelope(manifest);
+  if (problems.length > 0) throw new ManifestInvalidError(problems, origin);
+  const { host, entries } = manifest as CatalogManifest;
+  const valid: CatalogEntry[] = [];
+  const rejected: EntryProblem[] = [];
+  const seen = new Set<string>();
+  entries.forEach((entry: unknown, index) => {
+    const identifier = identifierOf(entry);
+    const reasons = validateCatalogEntry(entry);
+    if (reasons.length > 0) {
+      rejected.push({ index, identifier, reason: reasons.join('; ') });
+    } else if (seen.has(identifier as string)) {
+      rejected.push({ index, identifier, reason: `duplicate identifier: an earlier entry of this manifest has '${identifier}'` });
+    } else {
+      seen.add(identifier as string);
+      valid.push(entry as CatalogEntry);
+    }
+  });
+  return { host, valid, rejected };
+}
+
+export async function ingestManifest(deps: IngestDeps, manifest: unknown, options: IngestOptions): Promise<IngestReport> {
+  const fetchedAt = options.fetchedAt ?? new Date();
+  const { host, valid, rejected } = validateManifest(manifest, options.origin);
+  const prepared = valid.map((entry) => prepareEntry({ entry, host, origin: options.origin, fetchedAt }));
+  const { changed, added, unchanged } = await selectChanged(deps.db, prepared);
+  const vectors = await embedEntries(deps.embedder, changed, options.onProgress);
+  await deps.db.transaction().execute(async (trx) => {
+    await upsertEntries(trx, changed);
+    for (const field of ENTRY_VECTOR_FIELDS) await storeVectors(trx, deps.embedder.id, field, vectors[field]);
+  });
+  return {
+    origin: options.origin,
+    total: (manifest as CatalogManifest).entries.length,
+    added,
+    updated: changed.length - added,
+    unchanged,
+    rejected,
+    accepted: valid,
+  };
+}
+
+async function selectChanged(db: Kysely<Database>, prepared: PreparedEntry[]) {
+  const stored = await storedHashes(db, prepared.map((p) => p.entry.identifier));
+  let added = 0;
+  let unchanged = 0;
+  const changed: PreparedEntry[] = [];
+  for (const item of prepared) {
+    const before = stored.get(item.entry.identifier);
+    if (!before) {
+      added++;
+      changed.push(item);
+    } else if (before.hash !== item.hash || before.deleted) {
+      changed.push(item);
+    } else {
+      unchanged++;
+    }
+  }
+  return { changed, added, unchanged };
+}
+
+export async function embedEntries(
+  embedder: Embedder,
+  items: PreparedEntry[],
+  onProgress?: (done: number, total: number) => void,
+): Promise<Record<string, Array<{ identifier: string; vector: number[] }>>> {
+  const out: Record<string, Array<{ identifier: string; vector: number[] }>> = {};
+  for (const field of ENTRY_VECTOR_FIELDS) out[field] = [];
+  const step = 64;
+  for (let i = 0; i < items.length; i += step) {
+    const chunk = items.slice(i, i + step);
+    for (const field of ENTRY_VECTOR_FIELDS) {
+      const vectors = await embedder.embed(chunk.map((item) => entryEmbeddingTexts(item.entry)[field]));
+      chunk.forEach((item, j) => out[field].push({ identifier: item.entry.identifier, vector: vectors[j] }));
+    }
+    onProgress?.(Math.min(i + step, items.length), items.length);
+  }
+  return out;
+}
+
+function identifierOf(entry: unknown): string | null {
+  if (entry && typeof entry === 'object' && typeof (entry as { identifier?: unknown }).identifier === 'string') {
+    return (entry as { identifier: string }).identifier;
+  }
+  return null;
+}

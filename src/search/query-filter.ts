@@ -1,0 +1,115 @@
+// The structured filter of POST /search and POST /explore (ARD §7.1): keys are dot-separated field
+// paths, a bare scalar is a one-element array, OR within a key, AND across keys, and a path into an
+// array matches when any element matches. Compiled to SQL over `entries` aliased `e`; values and
+// JSON paths are always bound parameters, never SQL text.
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { InvalidArgumentError } from '../errors';
+
+export type QueryFilter = Record<string, string | string[]>;
+export type NormalisedFilter = Array<{ path: string; values: string[] }>;
+
+/** Standard fields backed by a column. */
+const COLUMN_FIELDS: Record<string, { column: string; array: boolean; lower?: boolean }> = {
+  identifier: { column: 'identifier', array: false },
+  type: { column: 'type', array: false },
+  displayName: { column: 'display_name', array: false },
+  description: { column: 'description', array: false },
+  version: { column: 'version', array: false },
+  publisher: { column: 'publisher', array: false, lower: true },
+  tags: { column: 'tags', array: true },
+  capabilities: { column: 'capabilities', array: true },
+};
+
+/** Fields read from the stored entry (or its manifest's host) as JSON paths. */
+const JSON_ROOTS = ['metadata', 'trustManifest', 'host', 'data', 'representativeQueries', 'url', 'updatedAt'];
+
+export const FILTERABLE_FIELDS = [...Object.keys(COLUMN_FIELDS), ...JSON_ROOTS.map((r) => (isLeafRoot(r) ? r : `${r}.*`))];
+
+const SEGMENT = /^[A-Za-z_@$][A-Za-z0-9_@$-]*$/;
+const MAX_KEYS = 32;
+const MAX_VALUES = 100;
+const MAX_VALUE_LENGTH = 1000;
+
+function isLeafRoot(root: string): boolean {
+  return root === 'representativeQueries' || root === 'url' || root === 'updatedAt';
+}
+
+/** Validates and normalises: sorted keys, de-duplicated values. Throws INVALID_ARGUMENT naming the key. */
+export function normaliseFilter(filter: QueryFilter | undefined): NormalisedFilter {
+  if (!filter) return [];
+  const keys = Object.keys(filter).sort();
+  if (keys.length > MAX_KEYS) throw new InvalidArgumentError(`query.filter has ${keys.length} keys; at most ${MAX_KEYS} are allowed`);
+  return keys.map((path) => {
+    checkPath(path);
+    const raw = filter[path];
+    const values = [...new Set(Array.isArray(raw) ? raw : [raw])];
+    if (values.length === 0) throw new InvalidArgumentError(`query.filter['${path}'] is an empty array; give at least one value`);
+    if (values.length > MAX_VALUES) throw new InvalidArgumentError(`query.filter['${path}'] has ${values.length} values; at most ${MAX_VALUES} are allowed`);
+    for (const value of values) {
+      if (typeof value !== 'string') throw new InvalidArgumentError(`query.filter['${path}'] values must be strings`);
+      if (value.length > MAX_VALUE_LENGTH) throw new InvalidArgumentError(`a value of query.filter['${path}'] is longer than ${MAX_VALUE_LENGTH} characters`);
+    }
+    return { path, values };
+  });
+}
+
+function checkPath(path: string): void {
+  const segments = path.split('.');
+  const root = segments[0];
+  const supported = `supported fields: ${FILTERABLE_FIELDS.join(', ')}`;
+  if (segments.some((s) => !SEGMENT.test(s))) {
+    throw new InvalidArgumentError(`query.filter key '${path}' is not a dot-separated field path; ${supported}`);
+  }
+  if (root in COLUMN_FIELDS) {
+    if (segments.length > 1) throw new InvalidArgumentError(`query.filter key '${path}': '${root}' has no nested fields`);
+    return;
+  }
+  if (!JSON_ROOTS.includes(root)) {
+    throw new InvalidArgumentError(`query.filter key '${path}' is not a supported field path; ${supported}`);
+  }
+  if (isLeafRoot(root) && segments.length > 1) throw new InvalidArgumentError(`query.filter key '${path}': '${root}' has no nested fields`);
+  if (!isLeafRoot(root) && segments.length < 2) {
+    throw new InvalidArgumentError(`query.filter key '${path}' needs a nested field, for example '${root}.${root === 'trustManifest' ? 'attestations.type' : 'name'}'`);
+  }
+}
+
+/** SQL condition over alias `e` for a normalised filter; TRUE when there is none. */
+export function filterToSql(filter: NormalisedFilter): RawBuilder<SqlBool> {
+  if (filter.length === 0) return sql<SqlBool>`TRUE`;
+  const parts = filter.map(({ path, values }) => conditionFor(path, values));
+  return sql<SqlBool>`(${sql.join(parts, sql` AND `)})`;
+}
+
+function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
+  const segments = path.split('.');
+  const column = COLUMN_FIELDS[segments[0]];
+  if (column) {
+    const ref = sql.ref(`e.${column.column}`);
+    const vals = column.lower ? values.map((v) => v.toLowerCase()) : values;
+    return column.array ? sql<SqlBool>`${ref} && ${vals}::text[]` : sql<SqlBool>`${ref} = ANY(${vals}::text[])`;
+  }
+  const [root, ...rest] = segments;
+  if (root === 'metadata' && rest.length === 1) {
+    // metadata is flat scalars (the catalog schema): ->> gives their text form, numbers and booleans included.
+    return sql<SqlBool>`(e.entry -> 'metadata' ->> ${rest[0]}) = ANY(${values}::text[])`;
+  }
+  const document = root === 'host' ? sql.ref('e.host') : sql.ref('e.entry');
+  const jsonPath = root === 'host' ? rest : segments;
+  return sql<SqlBool>`jsonb_path_exists(${document}, ${toJsonPath(jsonPath)}::jsonpath, ${JSON.stringify({ vals: jsonCandidates(values) })}::jsonb)`;
+}
+
+/** `$."a"."b" ? (@ == $vals[*])`: lax mode unwraps arrays at every step, so any element matches. */
+function toJsonPath(segments: string[]): string {
+  return `$${segments.map((s) => `."${s}"`).join('')} ? (@ == $vals[*])`;
+}
+
+/** A filter value "42" also matches the JSON number 42, and "true" the boolean. */
+function jsonCandidates(values: string[]): Array<string | number | boolean> {
+  const out: Array<string | number | boolean> = [];
+  for (const v of values) {
+    out.push(v);
+    if (v === 'true' || v === 'false') out.push(v === 'true');
+    else if (v.trim() !== '' && Number.isFinite(Number(v))) out.push(Number(v));
+  }
+  return out;
+}

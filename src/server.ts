@@ -1,0 +1,56 @@
+// Starts the registry: context, demo corpus (when configured and the index is empty), HTTP server.
+// stop(): stop accepting, let in-flight requests finish, then close the database.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RegistryConfig } from './config';
+import { createContext, type AppContext, type ContextOptions } from './context';
+import { createApp } from './http/app';
+import { loadDemoCorpusIfEmpty } from './ingest/load-files';
+
+export interface RunningRegistry {
+  ctx: AppContext;
+  server: http.Server;
+  /** The address it listens on, e.g. http://127.0.0.1:8080 */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startRegistry(config: RegistryConfig, options: ContextOptions = {}): Promise<RunningRegistry> {
+  const ctx = await createContext(config, options);
+  try {
+    if (config.loadDemoCorpus) await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, ctx.logger);
+    const { app, ready } = createApp(ctx);
+    await ready;
+    const server = http.createServer(app);
+    server.requestTimeout = config.requestTimeoutMs;
+    server.headersTimeout = Math.min(config.requestTimeoutMs, 20000);
+    server.keepAliveTimeout = 5000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+    ctx.logger.info({ url, database: ctx.database.kind, publicUrl: config.publicUrl }, 'registry listening');
+    let stopping: Promise<void> | null = null;
+    return {
+      ctx,
+      server,
+      url,
+      stop() {
+        stopping ??= (async () => {
+          await new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+          });
+          await ctx.destroy();
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await ctx.destroy().catch(() => undefined);
+    throw error;
+  }
+}
