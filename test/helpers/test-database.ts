@@ -2,9 +2,11 @@
 // a template that global-setup fills once with the demo corpus (so suites do not re-embed it).
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { TEMPLATE_DB } from './fixture-hash';
+
+export { TEMPLATE_DB };
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const TEMPLATE_DB = 'ard_test_template';
 
 export function databaseUrl(name: string): string {
   const url = new URL(ADMIN_URL);
