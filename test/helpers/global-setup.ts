@@ -3,6 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import { TEMPLATE_DB, adminQuery, databaseUrl } from './test-database';
 import { ADMIN_URL } from './test-database';
+import { loadConfig } from '../../src/config';
+import { createContext } from '../../src/context';
+import { loadDemoCorpusIfEmpty } from '../../src/ingest/load-files';
 
 export default async function globalSetup(): Promise<void> {
   try {
@@ -16,9 +19,6 @@ export default async function globalSetup(): Promise<void> {
   const building = `ard_test_build_${randomBytes(4).toString('hex')}`;
   await adminQuery(`CREATE DATABASE ${building}`);
   try {
-    const { createContext } = await import('../../src/context');
-    const { loadConfig } = await import('../../src/config');
-    const { loadDemoCorpusIfEmpty } = await import('../../src/ingest/load-files');
     const ctx = await createContext(loadConfig({ databaseUrl: databaseUrl(building), logLevel: 'warn', loadDemoCorpus: false }));
     try {
       await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, ctx.logger);
