@@ -95,15 +95,26 @@ export function mountLibraryRoutes(app: express.Express, deps: LibraryRouteDeps)
   );
 }
 
-/** Strong ETag over the exact bytes; express's req.fresh compares it with If-None-Match (lists, W/ and *). */
+/**
+ * Strong ETag over the exact bytes. If-None-Match is evaluated by RFC 9110 §13.1.2 (weak comparison, lists,
+ * `*`) and not by express's req.fresh, which ignores it when the request says `Cache-Control: no-cache`
+ * (as every fetch() revalidation does): an origin server must still answer the conditional request.
+ */
 function sendCacheable(req: Request, res: Response, contentType: string, body: string): void {
   const etag = `"${createHash('sha256').update(body).digest('base64url')}"`;
   res.set({ 'Content-Type': contentType, 'Cache-Control': LIBRARY_CACHE_CONTROL, ETag: etag, 'Access-Control-Allow-Origin': '*' });
-  if (req.fresh) {
+  if (ifNoneMatchHits(req.header('if-none-match'), etag)) {
     res.status(304).end();
     return;
   }
   res.status(200).send(body);
+}
+
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
 }
 
 function sitemapXml(base: string, records: AlexandriaRecord[]): string {
