@@ -13,38 +13,19 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 
 import { openRegistryLibrary } from '../src/alexandria/registry-resource-index';
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
 import { ALEXANDRIA_LIBRARY_FILE } from '../src/ingest/alexandria-corpus';
 import { loadDemoCorpusIfEmpty } from '../src/ingest/load-files';
-import { TEMPLATE_DB } from '../test/helpers/fixture-hash';
+import { adminQuery as admin, databaseUrl as urlFor, TEMPLATE_DB } from '../test/helpers/test-database';
 
 interface LabelledQuery {
   id: string;
   kind: string;
   text: string;
   relevant: Record<string, 1 | 2>;
-}
-
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-async function admin(text: string, values: unknown[] = []): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    return await client.query(text, values);
-  } finally {
-    await client.end();
-  }
-}
-
-function urlFor(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
 }
 
 async function main(): Promise<void> {
