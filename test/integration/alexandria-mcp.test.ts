@@ -11,6 +11,8 @@ import { type AlexandriaLibrary, loadAlexandriaLibrary, recordToCatalogEntry, ur
 import { openRegistryLibrary } from '../../src/alexandria/registry-resource-index';
 import type { Database } from '../../src/db/schema';
 import { ALEXANDRIA_LIBRARY_FILE } from '../../src/ingest/alexandria-corpus';
+import { countFacetValues } from '../../src/search/facet-counts';
+import { normaliseFilter } from '../../src/search/query-filter';
 import { createAlexandriaMcpServer, type ToolErrorLogger } from '../../src/mcp';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 import { databaseUrl } from '../helpers/test-database';
@@ -245,6 +247,34 @@ describe('list_topics counts are live', () => {
     } finally {
       await registry.ctx.db.updateTable('entries').set({ deleted_at: null }).where('identifier', '=', identifier).execute();
     }
+  });
+});
+
+describe('countFacetValues (shared with POST /explore)', () => {
+  const alexandriaOnly = normaliseFilter({ type: 'application/vnd.alexandria.resource+json' });
+
+  it('counts metadata values and array elements under a filter, most frequent first, ties by value', async () => {
+    expect(await countFacetValues(registry.ctx.db, 'metadata.kind', alexandriaOnly)).toEqual([
+      { value: 'paper', count: 92 },
+      { value: 'repo', count: 65 },
+      { value: 'post', count: 23 },
+    ]);
+    const useCases = await countFacetValues(registry.ctx.db, 'capabilities', alexandriaOnly);
+    expect(useCases).toHaveLength(library.use_cases.length);
+    for (const { value, count } of useCases) expect(count).toBe(library.records.filter((r) => r.use_cases.includes(value)).length);
+    for (let i = 1; i < useCases.length; i += 1) {
+      const [a, b] = [useCases[i - 1]!, useCases[i]!];
+      expect(a.count > b.count || (a.count === b.count && a.value < b.value)).toBe(true);
+    }
+    const memoryPapers = await countFacetValues(registry.ctx.db, 'type', normaliseFilter({ tags: 'memory', 'metadata.kind': 'paper' }));
+    expect(memoryPapers).toEqual([
+      { value: 'application/vnd.alexandria.resource+json', count: library.records.filter((r) => r.kind === 'paper' && r.tags.includes('memory')).length },
+    ]);
+    expect(await countFacetValues(registry.ctx.db, 'type', [], { limit: 1 })).toHaveLength(1);
+  });
+
+  it('rejects a field it cannot count, naming the countable ones', async () => {
+    await expect(countFacetValues(registry.ctx.db, 'description', [])).rejects.toThrow(/'description' cannot be counted; facet fields: type, publisher/);
   });
 });
 
