@@ -4,6 +4,7 @@ import type { RegistryConfig } from '../config';
 import { CircuitBreakers } from './circuit-breaker';
 import { FederationMetrics } from './metrics';
 import { createPeerClients, type PeerClients } from './peer-client';
+import { searchResponseValidator } from './peer-response';
 
 export interface Federation {
   clients: PeerClients;
@@ -15,6 +16,7 @@ export interface Federation {
 export function createFederation(
   config: Pick<RegistryConfig, 'federationMaxConcurrency' | 'federationBreakerThreshold' | 'federationBreakerCooldownMs' | 'crawlAllowPrivate'>,
 ): Federation {
+  searchResponseValidator();
   const clients = createPeerClients({ maxConcurrency: config.federationMaxConcurrency, allowPrivateDiscovered: config.crawlAllowPrivate });
   return {
     clients,

@@ -3,9 +3,9 @@
 //   that gets 0 searches only its own index. Without the header a registry starts from its own
 //   FEDERATION_MAX_HOPS; with it, the smaller of the two.
 // - ARD-Federation-Visited: the base URLs of registries already in this fan-out (comma-separated):
-//   the sender, the registries before it, and the sender's other peers of this round. A receiver
-//   never queries a registry on the list, nor itself; a receiver that finds itself on the list
-//   (a loop) searches only its own index.
+//   the sender, the registries before it, and every peer the sender asks in this round (the
+//   receiver included, so two peers of one round do not ask each other). A receiver never queries
+//   a registry on the list, nor itself.
 // - ARD-Federation-Budget-Ms: the time left to the sender; the receiver's budget is the smaller of
 //   its own and this one less a margin for the way back, so a deeper hop never outlives its caller.
 import { normalisePeerBase } from './peer-directory';
@@ -35,13 +35,11 @@ function header(headers: Headers, name: string): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
 
-export function readFederationHop(headers: Headers, limits: { maxHops: number; budgetMs: number; publicUrl: string }): FederationHop {
+export function readFederationHop(headers: Headers, limits: { maxHops: number; budgetMs: number }): FederationHop {
   const rawHops = header(headers, HOPS_HEADER);
   const parsedHops = rawHops !== undefined && /^\s*\d{1,3}\s*$/.test(rawHops) ? Number(rawHops) : undefined;
   const visited = parseVisited(header(headers, VISITED_HEADER));
-  const self = normalisePeerBase(limits.publicUrl);
-  let hopsLeft = parsedHops === undefined ? limits.maxHops : Math.min(parsedHops, limits.maxHops);
-  if (self && visited.includes(self)) hopsLeft = 0;
+  const hopsLeft = parsedHops === undefined ? limits.maxHops : Math.min(parsedHops, limits.maxHops);
   const rawBudget = header(headers, BUDGET_HEADER);
   const upstream = rawBudget !== undefined && /^\s*\d{1,7}\s*$/.test(rawBudget) ? Number(rawBudget) - RETURN_MARGIN_MS : undefined;
   const budgetMs = upstream === undefined ? limits.budgetMs : Math.max(0, Math.min(limits.budgetMs, upstream));

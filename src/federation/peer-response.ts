@@ -31,7 +31,8 @@ export class InvalidPeerResponseError extends Error {
 
 let validator: ValidateFunction | null = null;
 
-function searchResponseValidator(): ValidateFunction {
+/** Compiles the validator (~once per process); called at start so no search pays for it. */
+export function searchResponseValidator(): ValidateFunction {
   if (validator) return validator;
   const catalog = JSON.parse(fs.readFileSync(CATALOG_SCHEMA_PATH, 'utf8')) as Record<string, unknown>;
   const openapi = parseYaml(fs.readFileSync(path.join(OPENAPI_DIR, 'ard.openapi.yaml'), 'utf8')) as Record<string, unknown>;

@@ -14,7 +14,7 @@ interface SearchRequestBody {
 export const searchAgents: Handler = async (ctx, request) => {
   const body = request.body as SearchRequestBody;
   const { config } = ctx;
-  const hop = readFederationHop(request.headers, { maxHops: config.federationMaxHops, budgetMs: config.federationBudgetMs, publicUrl: config.publicUrl });
+  const hop = readFederationHop(request.headers, { maxHops: config.federationMaxHops, budgetMs: config.federationBudgetMs });
   const result = await federatedSearch(
     { db: ctx.db, embedder: ctx.embedder, pageTokens: ctx.pageTokens, publicUrl: config.publicUrl, configuredPeers: config.peers, federation: ctx.federation, logger: ctx.logger },
     { mode: body.federation ?? 'auto', text: body.query.text, filter: body.query.filter, pageSize: body.pageSize, pageToken: body.pageToken, hop },
