@@ -9,6 +9,7 @@ import net from 'node:net';
 import globalSetup from '../test/helpers/global-setup';
 import { freePort } from '../test/helpers/peers';
 import { startTestRegistry, type TestRegistry } from '../test/helpers/registry';
+import type { RegistryConfig } from '../src/config';
 import { withQueryCache } from '../src/embedding/embedder';
 import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
   await globalSetup();
   const model = new UseLiteEmbedder();
   await model.embed(['warm up']);
-  const start = async (config: Parameters<typeof startTestRegistry>[0]['config'] = {}) => {
+  const start = async (config: Partial<RegistryConfig> = {}) => {
     const port = await freePort();
     return startTestRegistry({
       withDemoCorpus: true,
