@@ -19,7 +19,7 @@ export async function startRegistry(config: RegistryConfig, options: ContextOpti
   const ctx = await createContext(config, options);
   try {
     if (config.loadDemoCorpus) await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, ctx.logger);
-    const { app, ready } = createApp(ctx);
+    const { app, ready, drain } = createApp(ctx);
     await ready;
     const server = http.createServer(app);
     server.requestTimeout = config.requestTimeoutMs;
@@ -40,8 +40,16 @@ export async function startRegistry(config: RegistryConfig, options: ContextOpti
       url,
       stop() {
         stopping ??= (async () => {
+          // Stop accepting, answer what is in flight (each response then closes its keep-alive
+          // connection), and only then close the database the in-flight requests still use.
+          // A request cannot outlive its own deadline, so past it the remaining sockets are cut.
+          drain();
           await new Promise<void>((resolve) => {
-            server.close(() => resolve());
+            const cutOff = setTimeout(() => server.closeAllConnections(), config.requestTimeoutMs + 1000);
+            server.close(() => {
+              clearTimeout(cutOff);
+              resolve();
+            });
             server.closeIdleConnections();
           });
           await ctx.destroy();

@@ -1,5 +1,6 @@
 // Boots a real registry (HTTP on 127.0.0.1, random port) on a fresh test database.
 import { loadConfig, type RegistryConfig } from '../../src/config';
+import type { ContextOptions } from '../../src/context';
 import { startRegistry, type RunningRegistry } from '../../src/server';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
@@ -11,9 +12,11 @@ export interface TestRegistry extends RunningRegistry {
 }
 
 export async function startTestRegistry(
-  options: { withDemoCorpus?: boolean; config?: Partial<RegistryConfig> } = {},
+  options: { withDemoCorpus?: boolean; config?: Partial<RegistryConfig>; context?: ContextOptions; database?: TestDatabase } = {},
 ): Promise<TestRegistry> {
-  const database = await createTestDatabase({ withDemoCorpus: options.withDemoCorpus ?? true });
+  // A given database is shared (several registries on one database) and left for its owner to drop.
+  const shared = options.database;
+  const database = shared ?? (await createTestDatabase({ withDemoCorpus: options.withDemoCorpus ?? true }));
   const config = loadConfig({
     port: 0,
     host: '127.0.0.1',
@@ -26,9 +29,9 @@ export async function startTestRegistry(
   });
   let registry: RunningRegistry;
   try {
-    registry = await startRegistry(config);
+    registry = await startRegistry(config, options.context);
   } catch (error) {
-    await database.drop();
+    if (!shared) await database.drop();
     throw error;
   }
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -53,7 +56,7 @@ export async function startTestRegistry(
     get: (path, headers) => call('GET', path, undefined, headers),
     async close() {
       await registry.stop();
-      await database.drop();
+      if (!shared) await database.drop();
     },
   };
 }

@@ -13,7 +13,7 @@ interface SearchRequestBody {
 export const searchAgents: Handler = async (ctx, request) => {
   const body = request.body as SearchRequestBody;
   const result = await searchIndex(
-    { db: ctx.db, embedder: ctx.embedder, pageTokens: ctx.pageTokens, publicUrl: ctx.config.publicUrl },
+    { db: ctx.readDb, embedder: ctx.embedder, pageTokens: ctx.pageTokens, publicUrl: ctx.config.publicUrl, timings: ctx.metrics.searchTimings },
     { text: body.query.text, filter: body.query.filter, pageSize: body.pageSize, pageToken: body.pageToken },
   );
   return { status: 200, body: result };
