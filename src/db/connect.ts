@@ -52,8 +52,11 @@ function postgresPool(url: string, options: ConnectOptions, mode: { readOnly?: b
     // Keeps an idle pool from pinning a dead server's sockets after a database restart.
     idleTimeoutMillis: 30000,
   });
-  // An idle client losing its connection (database restart) must not crash the process.
+  // An idle client losing its connection (database restart) must not crash the process; nor may a
+  // checked-out client between two queries, which pg reports as an 'error' event on the client
+  // itself (found by test/integration/database-faults.test.ts: an unhandled 'error' killed jest).
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
