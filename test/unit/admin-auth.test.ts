@@ -30,7 +30,7 @@ describe('requireAdminToken', () => {
   });
 
   const call = (base: string, authorization?: string) =>
-    fetch(`${base}/admin/ping`, { headers: authorization ? { authorization } : {} }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    fetch(`${base}/admin/ping`, { headers: authorization ? { authorization } : {} }).then(async (r) => ({ status: r.status, body: (await r.json()) as { errorCode: string; message: string } }));
 
   it('lets the right bearer token through', async () => {
     expect(await call(withToken.url, 'Bearer s3cret-token')).toEqual({ status: 200, body: { ok: true } });
