@@ -67,7 +67,8 @@ async function admin(text: string): Promise<void> {
 }
 
 async function fillIndex(url: string): Promise<void> {
-  const database = await connectDatabase({ databaseUrl: url, dataDir: '' });
+  // Building HNSW over 10k vectors takes longer than the serving statement timeout.
+  const database = await connectDatabase({ databaseUrl: url, dataDir: '', statementTimeoutMs: 600_000 });
   try {
     await migrateToLatest(database.db);
     // HNSW maintained row by row makes a bulk load ~10x slower; build it once afterwards, with
