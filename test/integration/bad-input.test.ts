@@ -7,7 +7,8 @@ import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 
 let registry: TestRegistry;
 beforeAll(async () => {
-  registry = await startTestRegistry({ config: { rateLimitPerMinute: 0, requestTimeoutMs: 5000 } });
+  // A deadline far above jest's own: a slow answer on a loaded machine is not a bad-input failure.
+  registry = await startTestRegistry({ config: { rateLimitPerMinute: 0, requestTimeoutMs: 120_000 } });
 });
 afterAll(() => registry.close());
 
