@@ -36,7 +36,10 @@ export interface RegistryConfig {
   crawlAllowPrivate: boolean;
   /** Reads per client per minute; 0 = no limit. */
   rateLimitPerMinute: number;
+  /** Redis shared by every registry process for rate-limit counters; unset = counted in-process. */
   redisUrl: string | null;
+  /** Proxy hops in front of the registry whose X-Forwarded-For is trusted for the client address; 0 = none. */
+  trustProxy: number;
   /** Hard limit on one request's duration. */
   requestTimeoutMs: number;
   /** Largest accepted request body. */
@@ -53,7 +56,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     'LOAD_DEMO_CORPUS', 'PAGE_TOKEN_SECRET', 'ADMIN_TOKEN', 'PEERS', 'FEDERATION_BUDGET_MS',
     'FEDERATION_MAX_HOPS', 'FEDERATION_MAX_CONCURRENCY', 'FEDERATION_BREAKER_THRESHOLD', 'FEDERATION_BREAKER_COOLDOWN_MS',
     'CRAWL_ALLOW_PRIVATE', 'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'MAX_BODY_BYTES',
-    'EMBEDDING_MODEL_DIR',
+    'EMBEDDING_MODEL_DIR', 'TRUST_PROXY',
   ];
   const out: Env = {};
   for (const name of names) {
@@ -88,6 +91,9 @@ export function envToConfig(env: Env): RegistryConfig {
         throw new ConfigError(`PEERS must be a comma-separated list of absolute URLs; '${p}' is not one`);
       }
     });
+  if (env.DATABASE_REPLICA_URL && !databaseUrl) {
+    throw new ConfigError('DATABASE_REPLICA_URL needs DATABASE_URL: the embedded database has no replicas');
+  }
   return {
     port,
     host,
@@ -108,6 +114,7 @@ export function envToConfig(env: Env): RegistryConfig {
     crawlAllowPrivate: boolean(env, 'CRAWL_ALLOW_PRIVATE', false),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     redisUrl: env.REDIS_URL ?? null,
+    trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 10),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10000, 100, 600000),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     embeddingModelDir: env.EMBEDDING_MODEL_DIR ?? null,

@@ -19,9 +19,17 @@ export async function startRegistry(config: RegistryConfig, options: ContextOpti
   const ctx = await createContext(config, options);
   try {
     if (config.loadDemoCorpus) await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, ctx.logger);
-    const { app, ready } = createApp(ctx);
+    const { app, ready, drain } = createApp(ctx);
     await ready;
     const server = http.createServer(app);
+    let draining = false;
+    // A keep-alive connection whose last in-flight response has just finished is idle: close it
+    // at once while draining, so stop() does not wait for clients to hang up.
+    server.on('request', (_req, res: http.ServerResponse) => {
+      res.once('finish', () => {
+        if (draining) setImmediate(() => server.closeIdleConnections());
+      });
+    });
     server.requestTimeout = config.requestTimeoutMs;
     server.headersTimeout = Math.min(config.requestTimeoutMs, 20000);
     server.keepAliveTimeout = 5000;
@@ -40,8 +48,17 @@ export async function startRegistry(config: RegistryConfig, options: ContextOpti
       url,
       stop() {
         stopping ??= (async () => {
+          // Stop accepting, answer what is in flight (each response then closes its keep-alive
+          // connection), and only then close the database the in-flight requests still use.
+          // A request cannot outlive its own deadline, so past it the remaining sockets are cut.
+          drain();
+          draining = true;
           await new Promise<void>((resolve) => {
-            server.close(() => resolve());
+            const cutOff = setTimeout(() => server.closeAllConnections(), config.requestTimeoutMs + 1000);
+            server.close(() => {
+              clearTimeout(cutOff);
+              resolve();
+            });
             server.closeIdleConnections();
           });
           await ctx.destroy();
