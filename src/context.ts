@@ -1,6 +1,8 @@
 // Wires everything once from the configuration; `destroy()` closes what it opened, in reverse.
 import type { Kysely } from 'kysely';
 import type { RegistryConfig } from './config';
+import { createWebCrawler } from './crawl';
+import type { Crawler } from './crawl';
 import { connectDatabase, type DatabaseHandle } from './db/connect';
 import { migrateToLatest } from './db/migrate';
 import type { Database } from './db/schema';
@@ -8,6 +10,7 @@ import { getOrCreateSetting, randomSecret } from './db/settings';
 import { withQueryCache } from './embedding/embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
 import { createLogger, type Logger } from './logger';
+import type { HttpClient } from './outbound';
 import { createPageTokenCodec, type PageTokenCodec } from './search/page-token';
 import type { QueryEmbedder } from './search/relevance';
 
@@ -18,12 +21,16 @@ export interface AppContext {
   db: Kysely<Database>;
   embedder: QueryEmbedder;
   pageTokens: PageTokenCodec;
+  /** Web ingestion (src/crawl): crawls registered sources on demand; the scheduler lives in server.ts. */
+  crawler: Crawler;
   destroy(): Promise<void>;
 }
 
 export interface ContextOptions {
   logger?: Logger;
   embedder?: QueryEmbedder;
+  /** The crawler's HTTP client (tests inject one with a fake resolver); default from the crawl config. */
+  crawlHttp?: HttpClient;
 }
 
 export async function createContext(config: RegistryConfig, options: ContextOptions = {}): Promise<AppContext> {
@@ -34,6 +41,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
     const secret = config.pageTokenSecret ?? (await getOrCreateSetting(database.db, 'page_token_secret', randomSecret));
     const embedder = options.embedder ?? withQueryCache(new UseLiteEmbedder());
+    const crawler = createWebCrawler({ db: database.db, embedder, config, logger }, options.crawlHttp);
     return {
       config,
       logger,
@@ -41,7 +49,9 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       db: database.db,
       embedder,
       pageTokens: createPageTokenCodec(secret),
+      crawler,
       async destroy() {
+        await crawler.close();
         await database.close();
       },
     };

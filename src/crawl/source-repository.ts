@@ -1,6 +1,7 @@
 // Queries on `sources`. Claiming a due source takes a lease with FOR UPDATE SKIP LOCKED, so several
 // registry processes on one database never crawl the same source at once.
 import { sql, type Kysely } from 'kysely';
+import { tombstoneMissingFromSource } from '../catalog/entry-repository';
 import type { Database, SourceRow } from '../db/schema';
 import type { CrawlReport } from './crawl-report';
 
@@ -83,10 +84,14 @@ export async function listSources(db: Kysely<Database>): Promise<SourceRow[]> {
   return db.selectFrom('sources').selectAll().orderBy('id').execute();
 }
 
+/** Deletes a source and tombstones its live entries (nobody keeps them current any more). */
 export async function deleteSource(db: Kysely<Database>, id: string): Promise<boolean> {
   if (!/^\d{1,18}$/.test(id)) return false;
-  const result = await db.deleteFrom('sources').where('id', '=', id as never).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  return db.transaction().execute(async (trx) => {
+    await tombstoneMissingFromSource(trx, id, new Set(), new Date());
+    const result = await trx.deleteFrom('sources').where('id', '=', id as never).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  });
 }
 
 /**

@@ -7,6 +7,7 @@ import type { AppContext } from '../context';
 import { InvalidArgumentError, MethodNotAllowedError, NotFoundError } from '../errors';
 import type { HandlerRequest, HandlerResponse } from './handler';
 import { operationHandlers } from './handlers';
+import { createAdminRouter } from './admin-routes';
 import { createOpenApiBackend } from './openapi';
 import { toErrorResponse } from './error-response';
 import { describeValidationErrors } from './validation-message';
@@ -44,6 +45,9 @@ export function createApp(ctx: AppContext): RegistryApp {
   });
 
   app.use(express.json({ limit: ctx.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
+
+  // Admin routes are not part of the ARD contract: mounted before the OpenAPI router, token-guarded.
+  app.use('/admin', createAdminRouter(ctx));
 
   const api = createOpenApiBackend();
   api.register({
