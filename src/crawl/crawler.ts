@@ -291,8 +291,9 @@ class CrawlSession {
       return;
     }
     if (fetched.kind !== 'json') throw new Error('unreachable: only JSON and 304 documents are processed');
-    this.note({ url: fetched.url, depth: doc.depth, status: 'fetched', httpStatus: fetched.status, entries: 0 });
-    const noted = this.documents[this.documents.length - 1];
+    // Listed before the catalogs it nests, reported once its entries are counted.
+    const noted: CrawledDocument = { url: fetched.url, depth: doc.depth, status: 'fetched', httpStatus: fetched.status, entries: 0 };
+    this.documents.push(noted);
     try {
       noted.entries = this.readManifest(fetched.json, fetched.url, doc, doc.via === 'ard.json', undefined);
     } catch (error) {
@@ -302,6 +303,8 @@ class CrawlSession {
       noted.status = 'failed';
       noted.reason = error.message;
       return;
+    } finally {
+      this.events.onDocument?.(noted);
     }
     const validator = { etag: fetched.etag, lastModified: fetched.lastModified };
     if (validator.etag || validator.lastModified) this.validators.set(fetched.requested, validator);
