@@ -348,11 +348,13 @@ describe('crawler (ARD §6 web ingestion)', () => {
 
   it('refuses a source listing 100k entries (over CRAWL_MAX_ENTRIES) and changes nothing', async () => {
     const many = Array.from({ length: 100_000 }, (_, i) => ({ identifier: `urn:air:big.test:x:e${i}`, displayName: `e${i}`, type: 'application/ai-skill', url: `https://big.test/${i}` }));
-    server.json('big.test', '/.well-known/ai-catalog.json', manifest(many));
+    server.json('big.test', '/.well-known/ai-catalog.json', JSON.stringify(manifest(many)));
     const before = embeddedTexts;
     // A body cap large enough for the 100k entries, so the entry limit is what refuses them.
-    const big = { ...config, crawl: { ...config.crawl, maxBytes: 30 * 1024 * 1024 } };
-    const crawler = createWebCrawler({ db: ctx.db, embedder: ctx.embedder, config: big, logger: ctx.logger }, createTestCrawlClient((h) => TEST_HOSTS.test(h), { maxBytes: 30 * 1024 * 1024 }));
+    // (and a deadline that a loaded machine meets for a 9 MB body).
+    const big = { ...config, crawl: { ...config.crawl, maxBytes: 30 * 1024 * 1024, timeoutMs: 20000 } };
+    const client = createTestCrawlClient((h) => TEST_HOSTS.test(h), { maxBytes: 30 * 1024 * 1024, timeoutMs: 20000 });
+    const crawler = createWebCrawler({ db: ctx.db, embedder: ctx.embedder, config: big, logger: ctx.logger }, client);
     const { row } = await upsertSource(ctx.db, { location: `${server.origin('big.test')}/`, intervalSeconds: 3600 });
     const report = await crawler.crawlNow(String(row.id)).finally(() => crawler.close());
     expect(report.status).toBe('failed');
