@@ -1,10 +1,15 @@
-// ard-registry <command>: serve | ingest <file|domain|url> | sources. Reads configuration from the environment.
+// ard-registry <command>: serve | ingest <file|domain|url> | sources | mcp. Reads configuration from the environment.
 import fs from 'node:fs';
+import { format } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
 import { listSources, parseSourceLocation, toSourceView, upsertSource, type CrawlReport } from './crawl';
+import { openRegistryLibrary } from './alexandria/registry-resource-index';
 import { ConfigError, loadConfig } from './config';
 import { createContext, type AppContext } from './context';
-import { ingestFile } from './ingest/load-files';
+import { ALEXANDRIA_LIBRARY_FILE } from './ingest/alexandria-corpus';
+import { ingestFile, loadDemoCorpusIfEmpty } from './ingest/load-files';
+import { createLogger } from './logger';
+import { createAlexandriaMcpServer, serveMcpOverStdio } from './mcp';
 import { startRegistry } from './server';
 
 const USAGE = `usage: ard-registry <command>
@@ -17,6 +22,8 @@ commands:
                       discovery (ARD §6.1); the server re-crawls it on schedule. --trusted skips the
                       identifier-ownership rule for that source (mirrors, aggregators)
   sources             list the registered sources with their last crawl report
+  mcp                 serve the Alexandria MCP tools (search, get_resource, list_topics) over stdio on the
+                      configured database; logs go to stderr
   help                show this text
 `;
 
@@ -29,6 +36,8 @@ export async function main(argv: string[]): Promise<number> {
       return ingest(args);
     case 'sources':
       return sources();
+    case 'mcp':
+      return mcpOverStdio();
     case undefined:
     case 'help':
     case '--help':
@@ -51,6 +60,38 @@ async function serve(): Promise<number> {
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
+  return 0;
+}
+
+/**
+ * MCP over stdio for local clients (an IDE, a desktop assistant) that spawn the registry. stdout is the
+ * protocol channel: logs go to stderr, and console output from libraries (TF.js greets on console.log) is
+ * redirected there too. Ends when the client closes stdin, or on SIGINT/SIGTERM.
+ */
+async function mcpOverStdio(): Promise<number> {
+  for (const method of ['log', 'info', 'warn', 'debug'] as const) {
+    console[method] = (...args: unknown[]) => process.stderr.write(`${format(...args)}\n`);
+  }
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, { transport: 'mcp-stdio' }, 'stderr');
+  const ctx = await createContext(config, { logger });
+  try {
+    if (config.loadDemoCorpus) await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, logger);
+    const { service } = await openRegistryLibrary({ db: ctx.db, embedder: ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
+    const server = createAlexandriaMcpServer(service, { logger });
+    const closed = new Promise<void>((resolve) => {
+      server.server.onclose = () => resolve();
+      process.stdin.once('end', () => resolve());
+      process.once('SIGTERM', () => resolve());
+      process.once('SIGINT', () => resolve());
+    });
+    const handle = await serveMcpOverStdio(server);
+    logger.info({ database: ctx.database.kind }, 'alexandria mcp server on stdio');
+    await closed;
+    await handle.close();
+  } finally {
+    await ctx.destroy();
+  }
   return 0;
 }
 

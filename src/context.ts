@@ -9,6 +9,7 @@ import type { Database } from './db/schema';
 import { getOrCreateSetting, randomSecret } from './db/settings';
 import { withQueryCache } from './embedding/embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
+import { createFederation, type Federation } from './federation/federation-service';
 import { createLogger, type Logger } from './logger';
 import type { HttpClient } from './outbound';
 import { createPageTokenCodec, type PageTokenCodec } from './search/page-token';
@@ -23,6 +24,8 @@ export interface AppContext {
   pageTokens: PageTokenCodec;
   /** Web ingestion (src/crawl): crawls registered sources on demand; the scheduler lives in server.ts. */
   crawler: Crawler;
+  /** Peer clients, circuit breakers and counters of federated search. */
+  federation: Federation;
   destroy(): Promise<void>;
 }
 
@@ -42,6 +45,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     const secret = config.pageTokenSecret ?? (await getOrCreateSetting(database.db, 'page_token_secret', randomSecret));
     const embedder = options.embedder ?? withQueryCache(new UseLiteEmbedder());
     const crawler = createWebCrawler({ db: database.db, embedder, config, logger }, options.crawlHttp);
+    const federation = createFederation(config);
     return {
       config,
       logger,
@@ -50,8 +54,10 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       embedder,
       pageTokens: createPageTokenCodec(secret),
       crawler,
+      federation,
       async destroy() {
         await crawler.close();
+        await federation.close();
         await database.close();
       },
     };

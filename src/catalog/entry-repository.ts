@@ -184,3 +184,15 @@ export async function tombstoneMissingFromSource(db: Kysely<Database>, sourceId:
   for (let i = 0; i < gone.length; i += 1000) await markDeleted(db, gone.slice(i, i + 1000), at);
   return gone;
 }
+
+/** Live entries of one media type, by identifier (e.g. every Alexandria record for the sitemap). */
+export async function listLiveEntriesOfType(db: Kysely<Database>, type: string): Promise<Array<{ entry: CatalogEntry; updatedAt: Date }>> {
+  const rows = await db
+    .selectFrom('entries')
+    .select(['entry', 'updated_at'])
+    .where('type', '=', type)
+    .where('deleted_at', 'is', null)
+    .orderBy('identifier')
+    .execute();
+  return rows.map((row) => ({ entry: row.entry as CatalogEntry, updatedAt: row.updated_at }));
+}

@@ -4,6 +4,7 @@ import { ingestManifest } from './ingest-manifest';
 import { readManifestFile } from './manifest-source';
 import { countLiveEntries } from '../catalog/entry-repository';
 import { demoManifestPaths } from './demo-corpus';
+import { ALEXANDRIA_LIBRARY_FILE, ingestAlexandriaLibrary } from './alexandria-corpus';
 import type { Logger } from '../logger';
 
 export async function ingestFile(
@@ -28,5 +29,13 @@ export async function loadDemoCorpusIfEmpty(deps: IngestDeps, logger: Logger): P
     );
     reports.push(report);
   }
+  // The Alexandria library is part of the demo corpus: a schema v1 file mapped to catalog entries.
+  const started = Date.now();
+  const library = await ingestAlexandriaLibrary(deps, ALEXANDRIA_LIBRARY_FILE);
+  logger.info(
+    { file: ALEXANDRIA_LIBRARY_FILE, added: library.added, updated: library.updated, rejected: library.rejected.length, ms: Date.now() - started },
+    'demo corpus: Alexandria library loaded',
+  );
+  reports.push(library);
   return reports;
 }
