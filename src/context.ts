@@ -1,6 +1,8 @@
 // Wires everything once from the configuration; `destroy()` closes what it opened, in reverse.
 import type { Kysely } from 'kysely';
 import type { RegistryConfig } from './config';
+import { createWebCrawler } from './crawl';
+import type { Crawler } from './crawl';
 import { connectDatabase, type DatabaseHandle } from './db/connect';
 import { connectRedis, type RedisHandle } from './db/redis';
 import { migrateToLatest } from './db/migrate';
@@ -12,6 +14,7 @@ import { createFederation, type Federation } from './federation/federation-servi
 import { createLogger, type Logger } from './logger';
 import { registerFederationMetrics } from './observability/federation-metrics';
 import { createMetrics, type RegistryMetrics } from './observability/metrics';
+import type { HttpClient } from './outbound';
 import { createPageTokenCodec, type PageTokenCodec } from './search/page-token';
 import type { QueryEmbedder } from './search/relevance';
 
@@ -28,6 +31,8 @@ export interface AppContext {
   metrics: RegistryMetrics;
   embedder: QueryEmbedder;
   pageTokens: PageTokenCodec;
+  /** Web ingestion (src/crawl): crawls registered sources on demand; the scheduler lives in server.ts. */
+  crawler: Crawler;
   /** Peer clients, circuit breakers and counters of federated search. */
   federation: Federation;
   destroy(): Promise<void>;
@@ -36,6 +41,8 @@ export interface AppContext {
 export interface ContextOptions {
   logger?: Logger;
   embedder?: QueryEmbedder;
+  /** The crawler's HTTP client (tests inject one with a fake resolver); default from the crawl config. */
+  crawlHttp?: HttpClient;
 }
 
 export async function createContext(config: RegistryConfig, options: ContextOptions = {}): Promise<AppContext> {
@@ -51,9 +58,11 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
     const secret = config.pageTokenSecret ?? (await getOrCreateSetting(database.db, 'page_token_secret', randomSecret));
     const embedder = options.embedder ?? withQueryCache(new UseLiteEmbedder());
-    const federation = createFederation(config);
+    // Redis first: the only step after this point that can fail, so nothing opened below leaks.
     if (config.redisUrl) redis = await connectRedis(config.redisUrl, logger);
     const opened = redis;
+    const crawler = createWebCrawler({ db: database.db, embedder, config, logger }, options.crawlHttp);
+    const federation = createFederation(config);
     const metrics = createMetrics();
     registerFederationMetrics(metrics, federation);
     return {
@@ -66,8 +75,10 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       metrics,
       embedder,
       pageTokens: createPageTokenCodec(secret),
+      crawler,
       federation,
       async destroy() {
+        await crawler.close();
         await federation.close();
         await opened?.close();
         await database.close();

@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RegistryConfig } from './config';
 import { createContext, type AppContext, type ContextOptions } from './context';
+import { startCrawlScheduler, type CrawlScheduler } from './crawl';
 import { createApp } from './http/app';
 import { loadDemoCorpusIfEmpty } from './ingest/load-files';
 
@@ -12,6 +13,8 @@ export interface RunningRegistry {
   server: http.Server;
   /** The address it listens on, e.g. http://127.0.0.1:8080 */
   url: string;
+  /** Re-crawls due sources; null when CRAWL_SCHEDULER=false. */
+  scheduler: CrawlScheduler | null;
   stop(): Promise<void>;
 }
 
@@ -41,13 +44,18 @@ export async function startRegistry(config: RegistryConfig, options: ContextOpti
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
     ctx.logger.info({ url, database: ctx.database.kind, publicUrl: config.publicUrl }, 'registry listening');
+    const scheduler = config.crawl.schedulerEnabled
+      ? startCrawlScheduler({ db: ctx.db, crawler: ctx.crawler, config: config.crawl, logger: ctx.logger })
+      : null;
     let stopping: Promise<void> | null = null;
     return {
       ctx,
       server,
       url,
+      scheduler,
       stop() {
         stopping ??= (async () => {
+          await scheduler?.stop();
           // Stop accepting, answer what is in flight (each response then closes its keep-alive
           // connection), and only then close the database the in-flight requests still use.
           // A request cannot outlive its own deadline, so past it the remaining sockets are cut.

@@ -11,6 +11,7 @@ import { requestScope } from '../logger';
 import type { HandlerRequest, HandlerResponse } from './handler';
 import { operationHandlers } from './handlers';
 import { checkReadiness } from './health';
+import { createAdminRouter } from './admin-routes';
 import { createOpenApiBackend } from './openapi';
 import { createRateLimiter } from './rate-limit';
 import { jsonShapeGuard, requestDeadline } from './request-guards';
@@ -115,6 +116,7 @@ export function createApp(ctx: AppContext): RegistryApp {
   });
   if (limiter) app.use(limiter);
 
+
   // Alexandria (docs/alexandria.md): MCP at /mcp and the static routes, outside the ARD OpenAPI document,
   // mounted before the JSON parser and the OpenAPI catch-all (the MCP route parses its own body).
   const library = openRegistryLibrary({ db: ctx.db, embedder: ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
@@ -124,6 +126,9 @@ export function createApp(ctx: AppContext): RegistryApp {
 
   app.use(express.json({ limit: ctx.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
   app.use(jsonShapeGuard());
+
+  // Admin routes are not part of the ARD contract: mounted before the OpenAPI router, token-guarded.
+  app.use('/admin', createAdminRouter(ctx));
 
   api.register({
     validationFail: (c) => {
