@@ -92,7 +92,12 @@ export async function searchIndex(deps: SearchDeps, input: SearchInput): Promise
 }
 
 /** The whole ranked list above the cutoff (at most the union of both candidate sets). */
-export async function rankEntries(db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter): Promise<RankedEntry[]> {
+export async function rankEntries(
+  db: Kysely<Database>,
+  q: PreparedQuery,
+  filter: NormalisedFilter,
+  options: { cutoff?: number } = {},
+): Promise<RankedEntry[]> {
   const where = filterToSql(filter);
   const queryVector = vectorSql(q);
   const embedding = embeddingColumnSql(q);
@@ -116,7 +121,7 @@ export async function rankEntries(db: Kysely<Database>, q: PreparedQuery, filter
       LEFT JOIN entry_vectors v ON v.identifier = e.identifier AND v.model = ${q.model} AND v.field = 'doc'
     )
     SELECT entry, relevance FROM scored
-    WHERE relevance >= ${RELEVANCE_CUTOFF}
+    WHERE relevance >= ${options.cutoff ?? RELEVANCE_CUTOFF}
     ORDER BY relevance DESC, identifier ASC`.execute(db);
   return rows.rows.map((r) => ({ entry: r.entry, relevance: Number(r.relevance), score: toScore(Number(r.relevance)) }));
 }
