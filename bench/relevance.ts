@@ -8,7 +8,7 @@
 // TEST half (even numbers) is reported beside it, so an improvement that only fits the dev queries shows up
 // as a gap between the two.
 //
-// Options: --no-10k skips the 10k-entry latency run; --json FILE writes every figure; --verbose lists the
+// Options: --no-10k skips the 10k-entry latency run; --only 'BM25 only,...' runs production and those rankers; --json FILE writes every figure; --verbose lists the
 // production misses (queries whose top 10 has no grade-2 entry).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -26,7 +26,7 @@ import { CORPUS_DIR, demoManifestPaths } from '../src/ingest/demo-corpus';
 import { ALEXANDRIA_MEDIA_TYPE, alexandriaIdToUrn, recordToCatalogEntry } from '../src/alexandria/mapping';
 import type { AlexandriaRecord } from '../src/alexandria/record';
 import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filter';
-import { RELEVANCE_CUTOFF, prepareQuery, type PreparedQuery, type QueryEmbedder } from '../src/search/relevance';
+import { RELEVANCE_CUTOFF, prepareQuery, type PreparedQuery, type QueryEmbedder, type RankingOptions } from '../src/search/relevance';
 import { rankEntries } from '../src/search/search-service';
 import { benchSignals, type Ranked } from './relevance-signals';
 
@@ -61,7 +61,11 @@ interface Run {
   ranked: Ranked[];
 }
 
-type Ranker = (db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter) => Promise<Ranked[]>;
+interface Ranker {
+  name: string;
+  options?: RankingOptions;
+  rank?: (db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter) => Promise<Ranked[]>;
+}
 
 function argFlag(name: string): boolean {
   return process.argv.includes(name);
@@ -79,7 +83,8 @@ function hashInputs(extra: string): string {
     if (fs.statSync(full).isDirectory()) for (const child of fs.readdirSync(full).sort()) walk(path.join(p, child));
     else hash.update(p).update(fs.readFileSync(full));
   };
-  ['db/migrations', 'data/corpus', 'src/catalog', 'src/embedding', 'src/ingest', 'src/alexandria/mapping.ts'].forEach(walk);
+  // What shapes the stored index: schema, corpus, the texts embedded and how, the ingest path.
+  ['db/migrations', 'data/corpus', 'src/catalog', 'src/embedding/entry-texts.ts', 'src/embedding/use-lite-embedder.ts', 'src/ingest', 'src/alexandria/mapping.ts'].forEach(walk);
   return hash.digest('hex').slice(0, 10);
 }
 
@@ -228,20 +233,28 @@ async function runAll(db: Kysely<Database>, embedder: QueryEmbedder, queries: Qu
   const ms: number[] = [];
   for (const query of queries) {
     const started = process.hrtime.bigint();
-    const prepared = await prepareQuery(db, embedder, query.text);
-    const ranked = await ranker(db, prepared, query.filter);
+    const prepared = await prepareQuery(db, embedder, query.text, ranker.options);
+    const ranked = ranker.rank
+      ? await ranker.rank(db, prepared, query.filter)
+      : (await rankEntries(db, prepared, query.filter, ranker.options)).map((r) => ({ identifier: r.entry.identifier, relevance: r.relevance }));
     ms.push(Number(process.hrtime.bigint() - started) / 1e6);
     runs.push({ query, ranked });
   }
   return { runs, ms };
 }
 
-const production: Ranker = async (db, q, filter) =>
-  (await rankEntries(db, q, filter)).map((r) => ({ identifier: r.entry.identifier, relevance: r.relevance }));
-
+const production: Ranker = { name: 'production' };
 /** Every candidate with its relevance, no cutoff: for the precision/recall curve of the cutoff. */
-const productionUncut: Ranker = async (db, q, filter) =>
-  (await rankEntries(db, q, filter, { cutoff: 0 })).map((r) => ({ identifier: r.entry.identifier, relevance: r.relevance }));
+const productionUncut: Ranker = { name: 'uncut', options: { cutoff: 0 } };
+const RANKERS: Ranker[] = [
+  production,
+  { name: 'semantic only', options: { signals: { lexical: false }, cutoff: 0 } },
+  { name: 'BM25 only', options: { signals: { semantic: false }, cutoff: 0 } },
+  { name: '- corrections', options: { corrections: false } },
+  { name: '- expansions', options: { expansions: false } },
+  { name: 'semantic: doc only', options: { semanticFields: ['doc'] } },
+  ...benchSignals.map((s) => ({ name: s.name, rank: s.rank.bind(s) })),
+];
 
 function cutoffCurve(runs: Run[], offTopic: Run[]): string[] {
   const lines = ['threshold  recall(g2)  precision(g>=1)  results/query  off-topic results/query'];
@@ -270,7 +283,7 @@ async function main(): Promise<void> {
   const embedder = withQueryCache(new UseLiteEmbedder());
   // Latency must include the query embedding: a cache-free embedder for the timed runs.
   const uncached: QueryEmbedder = { id: embedder.id, dimensions: embedder.dimensions, embed: (t) => embedder.embed(t), embedOne: async (t) => (await embedder.embed([t]))[0] };
-  const hash = hashInputs('v1');
+  const hash = hashInputs('v2');
   const name = `ard_bench_relevance_${hash}`;
   console.log(`bench database ${name}${(await databaseExists(name)) ? ' (reused)' : ' (building)'}`);
   await ensureDatabase(name, (db) => fillCorpus(db, embedder));
@@ -281,17 +294,18 @@ async function main(): Promise<void> {
     const queries = loadQueries();
     await embedder.embed(['warm up']);
     const header = `${'ranker / subset'.padEnd(22)}   n  hit@1  hit@5 MRR@10  R@10 nDCG@10`;
-    const rankers: Array<[string, Ranker]> = [['production', production], ...benchSignals.map((s) => [s.name, s.rank] as [string, Ranker])];
+    const only = argValue('--only');
+    const rankers = RANKERS.filter((r) => r === production || !only || only.split(',').includes(r.name));
     const all: Record<string, Run[]> = {};
     let prodMs: number[] = [];
-    for (const [label, ranker] of rankers) {
-      const { runs, ms } = await runAll(db, label === 'production' ? uncached : embedder, queries, ranker);
-      all[label] = runs;
-      if (label === 'production') prodMs = ms;
+    for (const ranker of rankers) {
+      const { runs, ms } = await runAll(db, ranker === production ? uncached : embedder, queries, ranker);
+      all[ranker.name] = runs;
+      if (ranker === production) prodMs = ms;
     }
     for (const set of ['registry', 'alexandria', 'both']) {
       console.log(`\n== ${set} ==\n${header}`);
-      for (const [label] of rankers) {
+      for (const { name: label } of rankers) {
         const runs = all[label].filter((r) => set === 'both' || r.query.set === set);
         const list = label === 'production' ? subsets(runs) : subsets(runs).slice(0, 1);
         for (const [sub, rs] of list) {

@@ -22,6 +22,10 @@ export interface EntriesTable {
   deleted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   search_text: string;
   search_doc: ColumnType<string, never, never>;
+  /** Maintained by a trigger (db/migrations/0003_relevance.sql). */
+  rank_doc: ColumnType<string, never, never>;
+  rank_length: ColumnType<number, never, never>;
+  term_doc: ColumnType<string, never, never>;
 }
 
 export interface EntryVectorsTable {
@@ -41,11 +45,31 @@ export interface SchemaMigrationsTable {
   applied_at: Generated<Date>;
 }
 
+export interface LexemeStatsTable {
+  lexeme: string;
+  df: number;
+}
+
+export interface TermStatsTable {
+  term: string;
+  df: number;
+  name_df: number;
+}
+
+export interface CorpusStatsTable {
+  singleton: boolean;
+  live_entries: string;
+  total_length: number;
+}
+
 export interface Database {
   entries: EntriesTable;
   entry_vectors: EntryVectorsTable;
   registry_settings: RegistrySettingsTable;
   schema_migrations: SchemaMigrationsTable;
+  lexeme_stats: LexemeStatsTable;
+  term_stats: TermStatsTable;
+  corpus_stats: CorpusStatsTable;
 }
 
 export type EntryRow = Selectable<EntriesTable>;
