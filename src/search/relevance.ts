@@ -28,8 +28,12 @@ import { dedupe, embeddingText, expandQuery, type QueryWord } from './query-text
 export const SEMANTIC_FLOOR = 0.2;
 export const SEMANTIC_CEILING = 1.0;
 export const SEMANTIC_WEIGHT = 0.5;
-/** Entries under this relevance are not in the matched set (search results, explore counts). */
-export const RELEVANCE_CUTOFF = 0.3;
+/**
+ * Entries under this relevance are not in the matched set (search results, explore counts). Chosen on the
+ * dev half of bench/relevance: the lowest threshold at which off-topic queries keep at most ~3 results on
+ * average (docs/relevance.md has the curve).
+ */
+export const RELEVANCE_CUTOFF = 0.2;
 /** BM25 parameters (the usual defaults). */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
@@ -130,11 +134,11 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
       WHERE s.name_df > 0 AND left(s.term, length(t.word)) = t.word AND s.term <> t.word
       ORDER BY s.df DESC, s.term LIMIT 3) p
     WHERE length(t.word) >= ${PREFIX_MIN_LENGTH}`.execute(db);
-  return rows.rows.map((r) => ({
-    group: r.grp,
-    word: r.term,
-    weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(Number(r.sim)),
-  }));
+  // A word that begins a product name is that name, not a typo: its completions replace its corrections.
+  const completed = new Set(rows.rows.filter((r) => r.kind === 'prefix').map((r) => r.grp));
+  return rows.rows
+    .filter((r) => r.kind === 'prefix' || !completed.has(r.grp))
+    .map((r) => ({ group: r.grp, word: r.term, weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(Number(r.sim)) }));
 }
 
 /** A correction counts by how close it is: similarity 0.3 -> 0.65, 0.7+ -> 0.85 (below an exact word). */
@@ -190,21 +194,36 @@ function retrievalLexemes(terms: QueryTerm[], n: number): string[] {
   return [...new Set((rare.length > 0 ? rare : present).map((t) => t.lexeme))];
 }
 
-/** BM25 term saturation in [0, 1): tf (k1 + 1) / (tf + k1 (1 - b + b dl/avgdl)), divided by k1 + 1. */
-export function saturation(tf: number, length: number, averageLength: number): number {
-  if (tf <= 0) return 0;
-  return tf / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length) / averageLength));
+/**
+ * BM25F term saturation in [0, 1): the name part of the term frequency is not length-normalised (a long
+ * description must not bury a name hit), the rest is: tf = tfName + tfOther / (1 - b + b dl/avgdl),
+ * saturation = tf / (tf + k1).
+ */
+export function saturation(tfName: number, tfOther: number, length: number, averageLength: number): number {
+  const tf = tfName + tfOther / (1 - BM25_B + (BM25_B * length) / averageLength);
+  return tf <= 0 ? 0 : tf / (tf + BM25_K1);
 }
 
+/**
+ * The saturation of a word found once in the name (weight 3). The lexical signal is divided by it, so
+ * "every query concept is in the name" reads as 1 whatever the query; stronger matches are capped there.
+ */
+export const NAME_MATCH_SATURATION = saturation(3, 0, 1, 1);
+
 /** The lexical signal from matched terms (for tests and explanation; SQL computes the same in rankSignals). */
-export function lexicalSignal(q: Pick<PreparedQuery, 'terms' | 'lexicalMax' | 'averageLength'>, tfs: Map<string, number>, length: number): number {
+export function lexicalSignal(
+  q: Pick<PreparedQuery, 'terms' | 'lexicalMax' | 'averageLength'>,
+  tfs: Map<string, { name: number; other: number }>,
+  length: number,
+): number {
   if (q.lexicalMax <= 0) return 0;
   const best = new Map<number, number>();
   for (const t of q.terms) {
-    const value = t.weight * t.idf * saturation(tfs.get(t.lexeme) ?? 0, length, q.averageLength);
+    const tf = tfs.get(t.lexeme) ?? { name: 0, other: 0 };
+    const value = t.weight * t.idf * saturation(tf.name, tf.other, length, q.averageLength);
     best.set(t.group, Math.max(best.get(t.group) ?? 0, value));
   }
-  return Math.min(1, [...best.values()].reduce((a, b) => a + b, 0) / q.lexicalMax);
+  return Math.min(1, [...best.values()].reduce((a, b) => a + b, 0) / (q.lexicalMax * NAME_MATCH_SATURATION));
 }
 
 export function semanticSignal(cosine: number): number {
@@ -267,7 +286,7 @@ export async function rankSignals(
     ? sql`SELECT e.identifier FROM entries e WHERE e.deleted_at IS NULL AND e.rank_doc @@ ${tsq} AND ${where}
           ORDER BY ts_rank(e.rank_doc, ${tsq}) DESC, e.identifier LIMIT ${CANDIDATES_PER_SIGNAL}`
     : sql`SELECT NULL::text AS identifier WHERE false`;
-  const lexicalMax = q.lexicalMax > 0 ? q.lexicalMax : 1;
+  const lexicalMax = (q.lexicalMax > 0 ? q.lexicalMax : 1) * NAME_MATCH_SATURATION;
   const run = async (trx: Kysely<Database>) => {
     // Filtered vector retrieval: let HNSW keep scanning until LIMIT rows pass the filter (pgvector 0.8).
     await sql`SET LOCAL hnsw.iterative_scan = relaxed_order`.execute(trx);
@@ -281,8 +300,12 @@ export async function rankSignals(
         ${useSemantic ? sql`(SELECT max(1 - (${emb} <=> ${qv})) FROM entry_vectors v
            WHERE v.identifier = e.identifier AND v.model = ${q.model} AND v.field = ANY(${[...fields]}::text[]))` : sql`NULL::float8`} AS cosine,
         ${useLexical ? sql`(SELECT sum(best) FROM (
-            SELECT max(qt.wi * m.tf / (m.tf + ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * e.rank_length / ${q.averageLength}::float8))) AS best
-            FROM (SELECT u.lexeme, (SELECT sum(ard_weight_value(w)) FROM unnest(u.weights) AS w) AS tf
+            SELECT max(qt.wi * m.tf / (m.tf + ${BM25_K1}::float8)) AS best
+            FROM (SELECT u.lexeme,
+                    (SELECT coalesce(sum(ard_weight_value(w)) FILTER (WHERE w = 'A'), 0)
+                          + coalesce(sum(ard_weight_value(w)) FILTER (WHERE w <> 'A'), 0)
+                            / (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * e.rank_length / ${q.averageLength}::float8)
+                     FROM unnest(u.weights) AS w) AS tf
                   FROM unnest(e.rank_doc) AS u WHERE u.lexeme = ANY(${q.terms.map((t) => t.lexeme)}::text[])) m
             JOIN qt ON qt.lexeme = m.lexeme GROUP BY qt.grp) g) / ${lexicalMax}::float8` : sql`NULL::float8`} AS lexical
       FROM cand JOIN entries e ON e.identifier = cand.identifier

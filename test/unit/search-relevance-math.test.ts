@@ -14,6 +14,7 @@ import {
 } from '../../src/search/relevance';
 
 const N = 1000;
+const tf = (o: Record<string, number>) => new Map(Object.entries(o).map(([k, v]) => [k, { name: v, other: 0 }]));
 const term = (group: number, lexeme: string, df: number, weight = 1): QueryTerm => ({ group, lexeme, weight, df, idf: idf(df, N) });
 
 describe('BM25 scoring', () => {
@@ -24,32 +25,33 @@ describe('BM25 scoring', () => {
     expect(idf(0, N)).toBeCloseTo(Math.log(1 + (N + 0.5) / 0.5), 10);
   });
 
-  it('term saturation grows with tf, stays under 1, and is lower in longer documents', () => {
-    expect(saturation(0, 10, 10)).toBe(0);
-    expect(saturation(1, 10, 10)).toBeCloseTo(1 / (1 + BM25_K1), 10);
-    expect(saturation(6, 10, 10)).toBeGreaterThan(saturation(3, 10, 10));
-    expect(saturation(1000, 10, 10)).toBeLessThan(1);
-    expect(saturation(3, 40, 10)).toBeLessThan(saturation(3, 10, 10));
+  it('term saturation grows with tf, stays under 1, and only the non-name part is length-normalised', () => {
+    expect(saturation(0, 0, 10, 10)).toBe(0);
+    expect(saturation(1, 0, 10, 10)).toBeCloseTo(1 / (1 + BM25_K1), 10);
+    expect(saturation(6, 0, 10, 10)).toBeGreaterThan(saturation(3, 0, 10, 10));
+    expect(saturation(1000, 0, 10, 10)).toBeLessThan(1);
+    expect(saturation(0, 3, 40, 10)).toBeLessThan(saturation(0, 3, 10, 10));
+    expect(saturation(3, 0, 40, 10)).toBe(saturation(3, 0, 10, 10));
   });
 
   it('a concept counts once: the best of its alternatives, an expansion below the typed word', () => {
     const q = { terms: [term(0, 'k8s', 3), term(0, 'kubernet', 20, 0.9), term(1, 'pod', 40)], averageLength: 10 };
     const max = lexicalMax(q.terms, N);
     expect(max).toBeCloseTo(idf(3, N) + idf(40, N), 10);
-    const both = lexicalSignal({ ...q, lexicalMax: max }, new Map([['k8s', 3], ['kubernet', 3], ['pod', 3]]), 10);
-    const onlyExpansion = lexicalSignal({ ...q, lexicalMax: max }, new Map([['kubernet', 3], ['pod', 3]]), 10);
-    const onlyRare = lexicalSignal({ ...q, lexicalMax: max }, new Map([['k8s', 3]]), 10);
+    const both = lexicalSignal({ ...q, lexicalMax: max }, tf({ k8s: 3, kubernet: 3, pod: 3 }), 10);
+    const onlyExpansion = lexicalSignal({ ...q, lexicalMax: max }, tf({ kubernet: 3, pod: 3 }), 10);
+    const onlyRare = lexicalSignal({ ...q, lexicalMax: max }, tf({ k8s: 3 }), 10);
     expect(both).toBeGreaterThan(onlyExpansion);
     expect(onlyExpansion).toBeGreaterThan(0);
     expect(both).toBeLessThanOrEqual(1);
     // The rarer concept weighs more than the common one.
-    expect(onlyRare).toBeGreaterThan(lexicalSignal({ ...q, lexicalMax: max }, new Map([['pod', 3]]), 10));
+    expect(onlyRare).toBeGreaterThan(lexicalSignal({ ...q, lexicalMax: max }, tf({ pod: 3 }), 10));
   });
 
   it('a word the corpus does not hold still counts in the maximum (an off-topic query is no perfect match)', () => {
     const terms = [term(0, 'banana', 0), term(1, 'server', 600)];
     expect(lexicalMax(terms, N)).toBeCloseTo(idf(0, N) + idf(600, N), 10);
-    const signal = lexicalSignal({ terms, lexicalMax: lexicalMax(terms, N), averageLength: 10 }, new Map([['server', 10]]), 10);
+    const signal = lexicalSignal({ terms, lexicalMax: lexicalMax(terms, N), averageLength: 10 }, tf({ server: 10 }), 10);
     expect(signal).toBeLessThan(0.15);
   });
 });
