@@ -14,7 +14,6 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import pg from 'pg';
 import { connectDatabase } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import type { Database } from '../src/db/schema';
@@ -29,9 +28,10 @@ import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filt
 import { RELEVANCE_CUTOFF, prepareQuery, type PreparedQuery, type QueryEmbedder, type RankingOptions } from '../src/search/relevance';
 import { rankEntries } from '../src/search/search-service';
 import { benchSignals, type Ranked } from './relevance-signals';
+// The same PostgreSQL as the tests (TEST_DATABASE_URL, default postgres@127.0.0.1:5432).
+import { adminQuery, databaseUrl } from '../test/helpers/test-database';
 
 const ROOT = path.resolve(__dirname, '..');
-const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const SETS = ['registry-queries.json', 'alexandria-queries.json'];
 const KINDS = ['paraphrase', 'direct', 'typo', 'multi'] as const;
 const SYNTHETIC_COPIES = 16;
@@ -88,24 +88,8 @@ function hashInputs(extra: string): string {
   return hash.digest('hex').slice(0, 10);
 }
 
-function dbUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function admin(text: string, values: unknown[] = []): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    return await client.query(text, values);
-  } finally {
-    await client.end();
-  }
-}
-
 async function databaseExists(name: string): Promise<boolean> {
-  return ((await admin('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0) > 0;
+  return ((await adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0) > 0;
 }
 
 function alexandriaManifest(): unknown {
@@ -117,9 +101,9 @@ function alexandriaManifest(): unknown {
 async function ensureDatabase(name: string, fill: (db: Kysely<Database>) => Promise<void>, template?: string): Promise<void> {
   if (await databaseExists(name)) return;
   const building = `${name}_building`;
-  await admin(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${building}${template ? ` TEMPLATE ${template}` : ''}`);
-  const handle = await connectDatabase({ databaseUrl: dbUrl(building), dataDir: '' });
+  await adminQuery(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+  await adminQuery(`CREATE DATABASE ${building}${template ? ` TEMPLATE ${template}` : ''}`);
+  const handle = await connectDatabase({ databaseUrl: databaseUrl(building), dataDir: '' });
   try {
     await migrateToLatest(handle.db);
     await fill(handle.db);
@@ -127,7 +111,7 @@ async function ensureDatabase(name: string, fill: (db: Kysely<Database>) => Prom
   } finally {
     await handle.close();
   }
-  await admin(`ALTER DATABASE ${building} RENAME TO ${name}`);
+  await adminQuery(`ALTER DATABASE ${building} RENAME TO ${name}`);
 }
 
 async function fillCorpus(db: Kysely<Database>, embedder: QueryEmbedder): Promise<void> {
@@ -287,7 +271,7 @@ async function main(): Promise<void> {
   const name = `ard_bench_relevance_${hash}`;
   console.log(`bench database ${name}${(await databaseExists(name)) ? ' (reused)' : ' (building)'}`);
   await ensureDatabase(name, (db) => fillCorpus(db, embedder));
-  const handle = await connectDatabase({ databaseUrl: dbUrl(name), dataDir: '' });
+  const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
   const report: Record<string, unknown> = { database: name };
   try {
     const db = handle.db;
@@ -341,7 +325,7 @@ async function main(): Promise<void> {
     const big = `ard_bench_relevance_10k_${hash}`;
     console.log(`\n10k latency database ${big}${(await databaseExists(big)) ? ' (reused)' : ' (building)'}`);
     await ensureDatabase(big, fillSynthetic, name);
-    const h = await connectDatabase({ databaseUrl: dbUrl(big), dataDir: '' });
+    const h = await connectDatabase({ databaseUrl: databaseUrl(big), dataDir: '' });
     try {
       const count = await sql<{ n: string }>`SELECT count(*) AS n FROM entries`.execute(h.db);
       const queries = loadQueries();
