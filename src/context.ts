@@ -9,6 +9,8 @@ import { migrateToLatest } from './db/migrate';
 import type { Database } from './db/schema';
 import { getOrCreateSetting, randomSecret } from './db/settings';
 import { withQueryCache } from './embedding/embedder';
+import { EmbeddingModels } from './embedding/model-switch';
+import { loadOnnxEmbedder } from './embedding/onnx-embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
 import { createFederation, type Federation } from './federation/federation-service';
 import { createLogger, type Logger } from './logger';
@@ -57,10 +59,11 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     const applied = await migrateToLatest(database.db);
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
     const secret = config.pageTokenSecret ?? (await getOrCreateSetting(database.db, 'page_token_secret', randomSecret));
-    const embedder = options.embedder ?? withQueryCache(new UseLiteEmbedder());
-    // Redis first: the only step after this point that can fail, so nothing opened below leaks.
+    // Redis before the embedding models: a failure after this point would leak what is opened below.
     if (config.redisUrl) redis = await connectRedis(config.redisUrl, logger);
     const opened = redis;
+    const models = options.embedder ? null : await embeddingModels(config, database.db, logger);
+    const embedder = options.embedder ?? (models as EmbeddingModels).embedder;
     const crawler = createWebCrawler({ db: database.db, embedder, config, logger }, options.crawlHttp);
     const federation = createFederation(config);
     const metrics = createMetrics();
@@ -81,6 +84,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
         await crawler.close();
         await federation.close();
         await opened?.close();
+        models?.stop();
         await database.close();
       },
     };
@@ -89,4 +93,24 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     await database.close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The bundled model, plus the operator's ONNX model when EMBEDDING_MODEL_DIR is set. Search keeps using
+ * the active model while the other one's vectors are filled in the background, then switches
+ * (src/embedding/model-switch.ts); a missing package or model folder fails the start with its name.
+ */
+async function embeddingModels(config: RegistryConfig, db: Kysely<Database>, logger: Logger): Promise<EmbeddingModels> {
+  const bundled = withQueryCache(new UseLiteEmbedder());
+  const target = config.embeddingModelDir ? withQueryCache(await loadOnnxEmbedder(config.embeddingModelDir)) : null;
+  const models = new EmbeddingModels(db, bundled, target);
+  const active = (await models.refresh()).id;
+  if (active !== models.goalId()) {
+    logger.info({ from: active, to: models.goalId() }, 're-embedding the index in the background; search keeps the current model until it is complete');
+    void models
+      .reembed({ onBatch: (done) => logger.debug({ done }, 're-embedding progress') })
+      .then((switched) => switched && logger.info({ model: models.goalId() }, 'embedding model switched'))
+      .catch((error: unknown) => logger.error({ err: error }, 're-embedding failed; search keeps the current model'));
+  }
+  return models;
 }

@@ -110,6 +110,12 @@ export async function storeVectors(
   }
 }
 
+export async function deleteVectors(db: Kysely<Database>, model: string, identifiers: string[]): Promise<void> {
+  for (let i = 0; i < identifiers.length; i += 1000) {
+    await db.deleteFrom('entry_vectors').where('model', '=', model).where('identifier', 'in', identifiers.slice(i, i + 1000)).execute();
+  }
+}
+
 export async function getLiveEntry(db: Kysely<Database>, identifier: string): Promise<{ entry: CatalogEntry; updatedAt: Date } | null> {
   const row = await db
     .selectFrom('entries')

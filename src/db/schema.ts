@@ -24,6 +24,10 @@ export interface EntriesTable {
   search_doc: ColumnType<string, never, never>;
   /** The crawl source the entry came from; null for files and the demo corpus. */
   source_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  /** Maintained by a trigger (db/migrations/0003_relevance.sql). */
+  rank_doc: ColumnType<string, never, never>;
+  rank_length: ColumnType<number, never, never>;
+  term_doc: ColumnType<string, never, never>;
 }
 
 export interface SourcesTable {
@@ -63,12 +67,32 @@ export interface SchemaMigrationsTable {
   applied_at: Generated<Date>;
 }
 
+export interface LexemeStatsTable {
+  lexeme: string;
+  df: number;
+}
+
+export interface TermStatsTable {
+  term: string;
+  df: number;
+  name_df: number;
+}
+
+export interface CorpusStatsTable {
+  singleton: boolean;
+  live_entries: string;
+  total_length: number;
+}
+
 export interface Database {
   entries: EntriesTable;
   entry_vectors: EntryVectorsTable;
   registry_settings: RegistrySettingsTable;
   schema_migrations: SchemaMigrationsTable;
   sources: SourcesTable;
+  lexeme_stats: LexemeStatsTable;
+  term_stats: TermStatsTable;
+  corpus_stats: CorpusStatsTable;
 }
 
 export type EntryRow = Selectable<EntriesTable>;

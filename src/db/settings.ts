@@ -13,3 +13,16 @@ export async function getOrCreateSetting(db: Kysely<Database>, key: string, make
 export function randomSecret(): string {
   return randomBytes(32).toString('base64url');
 }
+
+export async function getSetting(db: Kysely<Database>, key: string): Promise<string | null> {
+  const row = await db.selectFrom('registry_settings').select('value').where('key', '=', key).executeTakeFirst();
+  return row?.value ?? null;
+}
+
+export async function setSetting(db: Kysely<Database>, key: string, value: string): Promise<void> {
+  await db
+    .insertInto('registry_settings')
+    .values({ key, value })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+    .execute();
+}

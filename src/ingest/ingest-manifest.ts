@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { CatalogEntry, CatalogManifest, HostInfo } from '../catalog/catalog-entry';
 import { validateCatalogEntry, validateManifestEnvelope, type EntryProblem } from '../catalog/catalog-validator';
-import { prepareEntry, storedHashes, storeVectors, upsertEntries, type PreparedEntry } from '../catalog/entry-repository';
+import { deleteVectors, prepareEntry, storedHashes, storeVectors, upsertEntries, type PreparedEntry } from '../catalog/entry-repository';
 import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { ENTRY_VECTOR_FIELDS, entryEmbeddingTexts } from '../embedding/entry-texts';
@@ -98,6 +98,8 @@ export async function writeEntries(
   const vectors = await embedEntries(deps.embedder, changed, options.onProgress);
   await deps.db.transaction().execute(async (trx) => {
     await upsertEntries(trx, [...changed, ...reattributed]);
+    // Fields an entry no longer has must not keep the vectors of its previous version.
+    await deleteVectors(trx, deps.embedder.id, changed.map((c) => c.entry.identifier));
     for (const field of ENTRY_VECTOR_FIELDS) await storeVectors(trx, deps.embedder.id, field, vectors[field]);
     if (options.inTransaction) await options.inTransaction(trx);
   });
@@ -138,8 +140,11 @@ export async function embedEntries(
   for (let i = 0; i < items.length; i += step) {
     const chunk = items.slice(i, i + step);
     for (const field of ENTRY_VECTOR_FIELDS) {
-      const vectors = await embedder.embed(chunk.map((item) => entryEmbeddingTexts(item.entry)[field]));
-      chunk.forEach((item, j) => out[field].push({ identifier: item.entry.identifier, vector: vectors[j] }));
+      // A field the entry does not have gets no vector (an empty text embeds to noise that matches anything).
+      const withText = chunk.map((item) => ({ item, text: entryEmbeddingTexts(item.entry)[field] })).filter((x) => x.text.trim() !== '');
+      if (withText.length === 0) continue;
+      const vectors = await embedder.embed(withText.map((x) => x.text));
+      withText.forEach((x, j) => out[field].push({ identifier: x.item.entry.identifier, vector: vectors[j] }));
     }
     onProgress?.(Math.min(i + step, items.length), items.length);
     // Embedding is CPU work on the main thread: let queued requests (health checks, searches) run between batches.

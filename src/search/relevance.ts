@@ -1,91 +1,346 @@
 // Relevance of entries to a natural-language query, shared by POST /search (ranking) and
-// POST /explore (the matched set): one definition, one cutoff (ARD §7.3).
+// POST /explore (the matched set): one definition, one cutoff (ARD §7.3). docs/relevance.md explains the
+// signals, the calibration of the 0-100 score and how RELEVANCE_CUTOFF was chosen.
 //
-// Two signals, each calibrated onto [0, 1] the same way for every query:
-// - semantic: cosine similarity of the query and entry embeddings, mapped linearly from
-//   SEMANTIC_FLOOR (unrelated text scores about this with USE-lite) to SEMANTIC_CEILING.
-// - lexical: the IDF-weighted share of the query's lexemes that the entry contains. Words every
-//   entry has ("server", "mcp") weigh little, rare ones (a product name) weigh a lot.
-// relevance = 0.65 * max + 0.35 * min, so one signal's clear win survives the fusion.
-// score = round(100 * relevance); entries under RELEVANCE_CUTOFF are not in the matched set.
+// Two signals, each on [0, 1] with the same meaning for every query:
+// - semantic: the best cosine similarity between the query embedding and the entry's per-field
+//   embeddings (whole text, description), mapped linearly from SEMANTIC_FLOOR to SEMANTIC_CEILING.
+// - lexical: BM25 over the field-weighted lexemes of `entries.rank_doc` (name > tags/capabilities >
+//   description), normalised by what a perfect match of every query concept would score, so it reads as
+//   "the IDF-weighted share of the query's concepts this entry matches, saturated by term frequency".
+//   Concepts are groups of alternatives (query-text.ts): the word as typed, its synonyms.json expansions,
+//   a trigram typo correction from the corpus vocabulary, and completions of a prefix of a product name.
+// fuse(): a noisy OR of SEMANTIC_WEIGHT x semantic and lexical, so a single signal's clear win (an exact
+// product name) is never averaged away, and agreement of both ranks above either alone.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { toVectorLiteral } from '../embedding/embedder';
+import { filterToSql, type NormalisedFilter } from './query-filter';
+import { dedupe, embeddingText, expandQuery, type QueryWord } from './query-text';
 
+/**
+ * Semantic calibration (fitted on the dev half of bench/relevance, docs/relevance.md): cosine mapped
+ * linearly from SEMANTIC_FLOOR to SEMANTIC_CEILING, then weighted by SEMANTIC_WEIGHT. USE-lite puts most
+ * MCP-server texts at cosine 0.5-0.8 of any tool-ish query, so on its own it can vouch for at most
+ * SEMANTIC_WEIGHT of the relevance; a lexical match of the query's rare words is what reaches 0.9+.
+ */
 export const SEMANTIC_FLOOR = 0.2;
-export const SEMANTIC_CEILING = 0.75;
-export const RELEVANCE_CUTOFF = 0.3;
+export const SEMANTIC_CEILING = 1.0;
+export const SEMANTIC_WEIGHT = 0.5;
+/**
+ * Entries under this relevance are not in the matched set (search results, explore counts). Chosen on the
+ * dev half of bench/relevance: the lowest threshold at which off-topic queries keep fewer than 3 results on
+ * average; it keeps 82 % of the grade-2 entries of the whole candidate lists (docs/relevance.md).
+ */
+export const RELEVANCE_CUTOFF = 0.25;
+/** BM25 parameters (the usual defaults). */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+/** Typo correction: trigram similarity a vocabulary word needs to stand in for an unknown query word. */
+export const CORRECTION_MIN_SIMILARITY = 0.3;
+/** Prefix completion ("pager" -> "pagerduty") only from words this long, to names only. */
+export const PREFIX_MIN_LENGTH = 4;
+export const PREFIX_WEIGHT = 0.8;
+/** Candidates per retrieval; the ranked list never goes deeper than their union. */
+export const CANDIDATES_PER_SIGNAL = 300;
+export const CANDIDATES_PER_VECTOR_FIELD = 100;
+
+/** Best match over these fields; name and tags+capabilities vectors were measured and hurt (docs/relevance.md). */
+export const SEMANTIC_FIELDS = ['doc', 'description'] as const;
+
+export interface QueryTerm {
+  group: number;
+  lexeme: string;
+  weight: number;
+  df: number;
+  idf: number;
+}
 
 export interface PreparedQuery {
   text: string;
   model: string;
   dimensions: number;
   vector: number[];
-  lexemes: string[];
-  idf: number[];
+  /** Query concepts as lexemes with their weights and IDF. */
+  terms: QueryTerm[];
+  /** Σ over concepts of the best weight × IDF: what a perfect lexical match scores. */
+  lexicalMax: number;
+  /** Average field-weighted document length (BM25's avgdl). */
+  averageLength: number;
+  /** Lexemes the lexical retrieval looks up (the common ones left out when rarer ones exist). */
+  retrievalLexemes: string[];
 }
 
 export interface QueryEmbedder extends Embedder {
   embedOne(text: string): Promise<number[]>;
 }
 
-export async function prepareQuery(db: Kysely<Database>, embedder: QueryEmbedder, text: string): Promise<PreparedQuery> {
-  const [vector, lexical] = await Promise.all([embedder.embedOne(text), lexemeWeights(db, text)]);
+/** Per-query tuning knobs; the defaults are production. The benchmark varies them for its ablations. */
+export interface RankingOptions {
+  semanticFields?: readonly string[];
+  cutoff?: number;
+  /** Turn a signal off (benchmark: each signal alone). */
+  signals?: { semantic?: boolean; lexical?: boolean };
+  /** Typo correction and prefix completion (benchmark ablation). */
+  corrections?: boolean;
+  /** synonyms.json expansion (benchmark ablation). */
+  expansions?: boolean;
+}
+
+export interface Match {
+  identifier: string;
+  relevance: number;
+  score: number;
+  semantic: number;
+  lexical: number;
+  /** Raw best cosine similarity (before calibration). */
+  cosine: number;
+}
+
+export async function prepareQuery(
+  db: Kysely<Database>,
+  embedder: QueryEmbedder,
+  text: string,
+  options: Pick<RankingOptions, 'corrections' | 'expansions'> = {},
+): Promise<PreparedQuery> {
+  const typed = expandQuery(text).filter((w) => options.expansions !== false || w.weight === 1);
+  const corrections = options.corrections === false ? [] : await correctionsAndCompletions(db, typed);
+  const words = dedupe([...typed, ...corrections]);
+  const [vector, lexical] = await Promise.all([embedder.embedOne(embeddingText(text, words)), resolveTerms(db, words)]);
   return { text, model: embedder.id, dimensions: embedder.dimensions, vector, ...lexical };
 }
 
-/** The query's distinct lexemes with their inverse document frequency over live entries. */
-async function lexemeWeights(db: Kysely<Database>, text: string): Promise<{ lexemes: string[]; idf: number[] }> {
-  const result = await sql<{ lexeme: string; df: string; n: string }>`
-    WITH q AS (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', ${text})))
-    SELECT q.lexeme,
-           (SELECT count(*) FROM entries WHERE deleted_at IS NULL AND search_doc @@ quote_literal(q.lexeme)::tsquery) AS df,
-           (SELECT count(*) FROM entries WHERE deleted_at IS NULL) AS n
-    FROM q`.execute(db);
-  const lexemes: string[] = [];
-  const idf: number[] = [];
-  for (const row of result.rows) {
-    const n = Number(row.n);
-    const df = Number(row.df);
-    lexemes.push(row.lexeme);
-    // BM25's IDF, floored so a word in every entry still counts a little.
-    idf.push(Math.max(0.05, Math.log(1 + (n - df + 0.5) / (df + 0.5))));
-  }
-  return { lexemes, idf };
+/**
+ * For each typed word the corpus does not contain: the closest vocabulary words by trigram similarity
+ * ("kubernets" -> "kubernetes"). For each typed word of PREFIX_MIN_LENGTH or more: the name words it
+ * begins ("pager" -> "pagerduty"), since stemming and whole-word matching cannot see inside names.
+ */
+async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[]): Promise<QueryWord[]> {
+  const typed = words.filter((w) => w.weight === 1 && w.word.length >= 3);
+  if (typed.length === 0) return [];
+  const rows = await sql<{ grp: number; term: string; sim: number; kind: string }>`
+    WITH t AS (SELECT * FROM unnest(${typed.map((w) => w.group)}::int[], ${typed.map((w) => w.word)}::text[]) AS t(grp, word))
+    SELECT t.grp, c.term, similarity(c.term, t.word) AS sim, 'correction' AS kind
+    FROM t CROSS JOIN LATERAL (
+      SELECT s.term FROM term_stats s
+      WHERE s.term % t.word AND s.df > 0 AND similarity(s.term, t.word) >= ${CORRECTION_MIN_SIMILARITY}
+      ORDER BY similarity(s.term, t.word) DESC, s.df DESC LIMIT 2) c
+    WHERE length(t.word) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term = t.word AND s.df > 0)
+    UNION ALL
+    SELECT t.grp, p.term, 1.0, 'prefix'
+    FROM t CROSS JOIN LATERAL (
+      SELECT s.term FROM term_stats s
+      WHERE s.name_df > 0 AND left(s.term, length(t.word)) = t.word AND s.term <> t.word
+      ORDER BY s.df DESC, s.term LIMIT 3) p
+    WHERE length(t.word) >= ${PREFIX_MIN_LENGTH}`.execute(db);
+  // A word that begins a product name is that name, not a typo: its completions replace its corrections.
+  const completed = new Set(rows.rows.filter((r) => r.kind === 'prefix').map((r) => r.grp));
+  return rows.rows
+    .filter((r) => r.kind === 'prefix' || !completed.has(r.grp))
+    .map((r) => ({ group: r.grp, word: r.term, weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(Number(r.sim)) }));
 }
 
-/** OR of the query's lexemes, as a tsquery expression; NULL when the query has none. */
-export function lexicalQuerySql(q: PreparedQuery): RawBuilder<unknown> {
-  return sql`(SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) FROM unnest(${q.lexemes}::text[]) AS l)`;
+/** A correction counts by how close it is: similarity 0.3 -> 0.65, 0.7+ -> 0.85 (below an exact word). */
+export function correctionWeight(similarity: number): number {
+  return Math.min(0.85, 0.5 + similarity / 2);
+}
+
+/** BM25's IDF (always positive). */
+export function idf(df: number, n: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * The words' lexemes (stemmed, and as written for names) with document frequencies from lexeme_stats.
+ * A concept none of whose lexemes the corpus has still counts in lexicalMax with the IDF of an unseen
+ * word: a query about things the registry does not hold must not look like a perfect match.
+ */
+async function resolveTerms(db: Kysely<Database>, words: QueryWord[]): Promise<Omit<PreparedQuery, 'text' | 'model' | 'dimensions' | 'vector'>> {
+  const rows = await sql<{ grp: number; lexeme: string; weight: number; df: number; n: string; total: number }>`
+    WITH w AS (SELECT * FROM unnest(${words.map((w) => w.group)}::int[], ${words.map((w) => w.word)}::text[], ${words.map((w) => w.weight)}::float8[]) AS w(grp, word, weight)),
+    lx AS (
+      SELECT w.grp, w.weight, l.lexeme FROM w CROSS JOIN LATERAL (
+        SELECT unnest(tsvector_to_array(to_tsvector('english', w.word))) AS lexeme
+        UNION
+        SELECT unnest(tsvector_to_array(to_tsvector('simple', w.word))) WHERE to_tsvector('english', w.word) <> ''::tsvector
+      ) l
+    )
+    SELECT lx.grp, lx.lexeme, max(lx.weight) AS weight, coalesce(max(s.df), 0) AS df, c.live_entries AS n, c.total_length AS total
+    FROM lx LEFT JOIN lexeme_stats s ON s.lexeme = lx.lexeme CROSS JOIN corpus_stats c
+    GROUP BY lx.grp, lx.lexeme, c.live_entries, c.total_length`.execute(db);
+  const n = rows.rows.length > 0 ? Number(rows.rows[0].n) : 0;
+  const averageLength = rows.rows.length > 0 && n > 0 ? Number(rows.rows[0].total) / n : 1;
+  const terms: QueryTerm[] = rows.rows.map((r) => ({ group: r.grp, lexeme: r.lexeme, weight: Number(r.weight), df: Number(r.df), idf: idf(Number(r.df), n) }));
+  return { terms, lexicalMax: lexicalMax(terms, n), averageLength: averageLength || 1, retrievalLexemes: retrievalLexemes(terms, n) };
+}
+
+/** Σ over concepts of the best weight × IDF among the alternatives the corpus has (an unseen word's IDF if none). */
+export function lexicalMax(terms: QueryTerm[], n: number): number {
+  const groups = new Map<number, number>();
+  for (const t of terms) {
+    const value = t.df > 0 ? t.weight * t.idf : 0;
+    groups.set(t.group, Math.max(groups.get(t.group) ?? 0, value));
+  }
+  let total = 0;
+  for (const value of groups.values()) total += value > 0 ? value : idf(0, n);
+  return total;
+}
+
+/** Lexemes in more than a third of the entries ("server", "mcp") find nothing a rarer word does not. */
+function retrievalLexemes(terms: QueryTerm[], n: number): string[] {
+  const present = terms.filter((t) => t.df > 0);
+  const rare = present.filter((t) => t.df <= n / 3);
+  return [...new Set((rare.length > 0 ? rare : present).map((t) => t.lexeme))];
+}
+
+/**
+ * BM25F term saturation in [0, 1): the name part of the term frequency is not length-normalised (a long
+ * description must not bury a name hit), the rest is: tf = tfName + tfOther / (1 - b + b dl/avgdl),
+ * saturation = tf / (tf + k1).
+ */
+export function saturation(tfName: number, tfOther: number, length: number, averageLength: number): number {
+  const tf = tfName + tfOther / (1 - BM25_B + (BM25_B * length) / averageLength);
+  return tf <= 0 ? 0 : tf / (tf + BM25_K1);
+}
+
+/**
+ * The saturation of a word found once in the name (weight 3). The lexical signal is divided by it, so
+ * "every query concept is in the name" reads as 1 whatever the query; stronger matches are capped there.
+ */
+export const NAME_MATCH_SATURATION = saturation(3, 0, 1, 1);
+
+/** The lexical signal from matched terms (for tests and explanation; SQL computes the same in rankSignals). */
+export function lexicalSignal(
+  q: Pick<PreparedQuery, 'terms' | 'lexicalMax' | 'averageLength'>,
+  tfs: Map<string, { name: number; other: number }>,
+  length: number,
+): number {
+  if (q.lexicalMax <= 0) return 0;
+  const best = new Map<number, number>();
+  for (const t of q.terms) {
+    const tf = tfs.get(t.lexeme) ?? { name: 0, other: 0 };
+    const value = t.weight * t.idf * saturation(tf.name, tf.other, length, q.averageLength);
+    best.set(t.group, Math.max(best.get(t.group) ?? 0, value));
+  }
+  return Math.min(1, [...best.values()].reduce((a, b) => a + b, 0) / (q.lexicalMax * NAME_MATCH_SATURATION));
+}
+
+export function semanticSignal(cosine: number): number {
+  return Math.min(1, Math.max(0, (cosine - SEMANTIC_FLOOR) / (SEMANTIC_CEILING - SEMANTIC_FLOOR)));
+}
+
+/**
+ * Noisy OR of the weighted semantic signal and the lexical signal: the stronger one counts in full and the
+ * weaker adds its share of what is left, so a single signal's clear win (an exact product name) survives.
+ */
+export function fuse(semantic: number, lexical: number): number {
+  const s = SEMANTIC_WEIGHT * semantic;
+  const hi = Math.max(s, lexical);
+  const lo = Math.min(s, lexical);
+  return hi + lo * (1 - hi);
+}
+
+export function toScore(relevance: number): number {
+  return Math.max(0, Math.min(100, Math.round(relevance * 100)));
 }
 
 export function vectorSql(q: PreparedQuery): RawBuilder<unknown> {
   return sql`${toVectorLiteral(q.vector)}::vector(${sql.raw(String(q.dimensions))})`;
 }
 
-/** `v.embedding` cast to the model's dimensions: the same expression the HNSW index is built on. */
+/** `v.embedding` cast to the model's dimensions: the same expression the HNSW indexes are built on. */
 export function embeddingColumnSql(q: PreparedQuery, alias = 'v'): RawBuilder<unknown> {
   return sql`${sql.ref(`${alias}.embedding`)}::vector(${sql.raw(String(q.dimensions))})`;
 }
 
-/** Lexical signal in [0, 1] for entries aliased `e`. */
-export function lexicalSignalSql(q: PreparedQuery): RawBuilder<number> {
-  const total = q.idf.reduce((a, b) => a + b, 0);
-  if (total === 0) return sql<number>`0.0`;
-  return sql<number>`(SELECT coalesce(sum(w.idf), 0) FROM unnest(${q.lexemes}::text[], ${q.idf}::float8[]) AS w(l, idf)
-      WHERE e.search_doc @@ quote_literal(w.l)::tsquery) / ${total}::float8`;
+/** OR of the retrieval lexemes as a tsquery (callers skip lexical retrieval when there are none). */
+export function lexicalQuerySql(q: PreparedQuery): RawBuilder<unknown> {
+  return sql`(SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) FROM unnest(${q.retrievalLexemes}::text[]) AS l)`;
 }
 
-/** Semantic signal in [0, 1] from a cosine distance expression. */
-export function semanticSignalSql(distance: RawBuilder<unknown>): RawBuilder<number> {
-  return sql<number>`least(1.0, greatest(0.0, ((1 - ${distance}) - ${SEMANTIC_FLOOR}) / ${SEMANTIC_CEILING - SEMANTIC_FLOOR}))`;
+/**
+ * Every candidate (top by each vector field, top by lexical match; the filter applied inside each
+ * retrieval, not after a cut) with its raw signals: best cosine and the lexical signal.
+ */
+export async function rankSignals(
+  db: Kysely<Database>,
+  q: PreparedQuery,
+  filter: NormalisedFilter,
+  options: RankingOptions = {},
+): Promise<Array<{ identifier: string; cosine: number; lexical: number }>> {
+  const where = filterToSql(filter);
+  const qv = vectorSql(q);
+  const emb = embeddingColumnSql(q);
+  const fields = options.semanticFields ?? SEMANTIC_FIELDS;
+  const useSemantic = options.signals?.semantic !== false;
+  const useLexical = options.signals?.lexical !== false;
+  const vectorBranches = fields.map(
+    (field) => sql`(SELECT v.identifier FROM entry_vectors v JOIN entries e ON e.identifier = v.identifier
+        WHERE v.model = ${q.model} AND v.field = ${field} AND e.deleted_at IS NULL AND ${where}
+        ORDER BY ${emb} <=> ${qv} LIMIT ${CANDIDATES_PER_VECTOR_FIELD})`,
+  );
+  const vec = useSemantic && vectorBranches.length > 0 ? sql.join(vectorBranches, sql` UNION `) : sql`SELECT NULL::text AS identifier WHERE false`;
+  const tsq = lexicalQuerySql(q);
+  const lex = useLexical && q.retrievalLexemes.length > 0
+    ? sql`SELECT e.identifier FROM entries e WHERE e.deleted_at IS NULL AND e.rank_doc @@ ${tsq} AND ${where}
+          ORDER BY ts_rank(e.rank_doc, ${tsq}) DESC, e.identifier LIMIT ${CANDIDATES_PER_SIGNAL}`
+    : sql`SELECT NULL::text AS identifier WHERE false`;
+  const lexicalMax = (q.lexicalMax > 0 ? q.lexicalMax : 1) * NAME_MATCH_SATURATION;
+  const run = async (trx: Kysely<Database>) => {
+    // Filtered vector retrieval: let HNSW keep scanning until LIMIT rows pass the filter (pgvector 0.8).
+    await sql`SET LOCAL hnsw.iterative_scan = relaxed_order`.execute(trx);
+    await sql`SET LOCAL hnsw.ef_search = ${sql.raw(String(CANDIDATES_PER_VECTOR_FIELD))}`.execute(trx);
+    return sql<{ identifier: string; cosine: number | null; lexical: number | null }>`
+      WITH cand AS ((${vec}) UNION (${lex})),
+      qt AS (SELECT * FROM unnest(${q.terms.map((t) => t.group)}::int[], ${q.terms.map((t) => t.lexeme)}::text[],
+                                  ${q.terms.map((t) => t.weight * t.idf)}::float8[]) AS qt(grp, lexeme, wi)
+             WHERE qt.wi > 0)
+      SELECT e.identifier,
+        ${useSemantic ? sql`(SELECT max(1 - (${emb} <=> ${qv})) FROM entry_vectors v
+           WHERE v.identifier = e.identifier AND v.model = ${q.model} AND v.field = ANY(${[...fields]}::text[]))` : sql`NULL::float8`} AS cosine,
+        ${useLexical ? sql`(SELECT sum(best) FROM (
+            SELECT max(qt.wi * m.tf / (m.tf + ${BM25_K1}::float8)) AS best
+            FROM (SELECT u.lexeme,
+                    (SELECT coalesce(sum(ard_weight_value(w)) FILTER (WHERE w = 'A'), 0)
+                          + coalesce(sum(ard_weight_value(w)) FILTER (WHERE w <> 'A'), 0)
+                            / (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * e.rank_length / ${q.averageLength}::float8)
+                     FROM unnest(u.weights) AS w) AS tf
+                  FROM unnest(e.rank_doc) AS u WHERE u.lexeme = ANY(${q.terms.map((t) => t.lexeme)}::text[])) m
+            JOIN qt ON qt.lexeme = m.lexeme GROUP BY qt.grp) g) / ${lexicalMax}::float8` : sql`NULL::float8`} AS lexical
+      FROM cand JOIN entries e ON e.identifier = cand.identifier
+      WHERE cand.identifier IS NOT NULL`.execute(trx);
+  };
+  const result = await db.transaction().execute(run);
+  return result.rows.map((r) => ({ identifier: r.identifier, cosine: Number(r.cosine ?? 0), lexical: Math.min(1, Number(r.lexical ?? 0)) }));
 }
 
-export function fuseSql(semantic: RawBuilder<number>, lexical: RawBuilder<number>): RawBuilder<number> {
-  return sql<number>`(0.65 * greatest(${semantic}, ${lexical}) + 0.35 * least(${semantic}, ${lexical}))`;
+/**
+ * The matched set for (prepared query, filter): every entry at or above the cutoff with its relevance
+ * and 0-100 score, best first, ties by identifier. Search pages through it; explore counts and groups it.
+ */
+export async function findMatches(db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter, options: RankingOptions = {}): Promise<Match[]> {
+  const cutoff = options.cutoff ?? RELEVANCE_CUTOFF;
+  const useSemantic = options.signals?.semantic !== false;
+  const useLexical = options.signals?.lexical !== false;
+  const rows = await rankSignals(db, q, filter, options);
+  const out: Match[] = [];
+  for (const r of rows) {
+    const semantic = useSemantic ? semanticSignal(r.cosine) : 0;
+    const lexical = useLexical ? r.lexical : 0;
+    const relevance = fuse(semantic, lexical);
+    if (relevance >= cutoff) out.push({ identifier: r.identifier, relevance, score: toScore(relevance), semantic, lexical, cosine: r.cosine });
+  }
+  return out.sort((a, b) => b.relevance - a.relevance || (a.identifier < b.identifier ? -1 : a.identifier > b.identifier ? 1 : 0));
 }
 
-export function toScore(relevance: number): number {
-  return Math.max(0, Math.min(100, Math.round(relevance * 100)));
+/** Convenience for callers holding only text (explore): normalise, embed, match. */
+export async function matchText(
+  db: Kysely<Database>,
+  embedder: QueryEmbedder,
+  text: string,
+  filter: NormalisedFilter,
+  options: RankingOptions = {},
+): Promise<Match[]> {
+  return findMatches(db, await prepareQuery(db, embedder, text, options), filter, options);
 }

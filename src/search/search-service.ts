@@ -2,28 +2,15 @@
 // candidates, filters applied inside both retrievals, not after a top-k cut), one relevance per
 // entry (relevance.ts), a cutoff, a total order (relevance, then identifier) and offset pages
 // carried in signed tokens.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { CatalogEntry } from '../catalog/catalog-entry';
 import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
 import { filterToSql, normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
 import { queryKey, type PageTokenCodec } from './page-token';
-import {
-  RELEVANCE_CUTOFF,
-  embeddingColumnSql,
-  fuseSql,
-  lexicalQuerySql,
-  lexicalSignalSql,
-  prepareQuery,
-  semanticSignalSql,
-  toScore,
-  vectorSql,
-  type PreparedQuery,
-  type QueryEmbedder,
-} from './relevance';
+import { findMatches, prepareQuery, type PreparedQuery, type QueryEmbedder, type RankingOptions } from './relevance';
 
-/** Candidates taken from each retrieval; the ranked list never goes deeper than their union. */
-export const CANDIDATES_PER_SIGNAL = 300;
+export { CANDIDATES_PER_SIGNAL } from './relevance';
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
 export const MAX_QUERY_LENGTH = 2000;
@@ -113,32 +100,23 @@ export async function searchIndex(deps: SearchDeps, input: SearchInput): Promise
   };
 }
 
-/** The whole ranked list above the cutoff (at most the union of both candidate sets). */
-export async function rankEntries(db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter): Promise<RankedEntry[]> {
-  const where = filterToSql(filter);
-  const queryVector = vectorSql(q);
-  const embedding = embeddingColumnSql(q);
-  const tsquery = lexicalQuerySql(q);
-  const relevance = fuseSql(semanticSignalSql(sql`coalesce(${embedding} <=> ${queryVector}, 1)`), lexicalSignalSql(q));
-  const rows = await sql<{ entry: CatalogEntry; relevance: number }>`
-    WITH vec AS (
-      SELECT v.identifier FROM entry_vectors v JOIN entries e ON e.identifier = v.identifier
-      WHERE v.model = ${q.model} AND v.field = 'doc' AND e.deleted_at IS NULL AND ${where}
-      ORDER BY ${embedding} <=> ${queryVector}
-      LIMIT ${CANDIDATES_PER_SIGNAL}
-    ), lex AS (
-      SELECT e.identifier FROM entries e
-      WHERE e.deleted_at IS NULL AND e.search_doc @@ ${tsquery} AND ${where}
-      ORDER BY ts_rank_cd(e.search_doc, ${tsquery}) DESC, e.identifier
-      LIMIT ${CANDIDATES_PER_SIGNAL}
-    ), cand AS (SELECT identifier FROM vec UNION SELECT identifier FROM lex),
-    scored AS (
-      SELECT e.identifier, e.entry, ${relevance} AS relevance
-      FROM cand JOIN entries e ON e.identifier = cand.identifier
-      LEFT JOIN entry_vectors v ON v.identifier = e.identifier AND v.model = ${q.model} AND v.field = 'doc'
-    )
-    SELECT entry, relevance FROM scored
-    WHERE relevance >= ${RELEVANCE_CUTOFF}
-    ORDER BY relevance DESC, identifier ASC`.execute(db);
-  return rows.rows.map((r) => ({ entry: r.entry, relevance: Number(r.relevance), score: toScore(Number(r.relevance)) }));
+/** The whole ranked list above the cutoff (at most the union of the candidate sets), best first. */
+export async function rankEntries(
+  db: Kysely<Database>,
+  q: PreparedQuery,
+  filter: NormalisedFilter,
+  options: RankingOptions = {},
+): Promise<RankedEntry[]> {
+  const matches = await findMatches(db, q, filter, options);
+  if (matches.length === 0) return [];
+  const rows = await db
+    .selectFrom('entries')
+    .select(['identifier', 'entry'])
+    .where('identifier', 'in', matches.map((m) => m.identifier))
+    .execute();
+  const entries = new Map(rows.map((r) => [r.identifier, r.entry as CatalogEntry]));
+  return matches.flatMap((m) => {
+    const entry = entries.get(m.identifier);
+    return entry ? [{ entry, relevance: m.relevance, score: m.score }] : [];
+  });
 }

@@ -95,18 +95,31 @@ describe('federation auto across real registries (ARD §8)', () => {
     expect(new Set(ids(results)).size).toBe(results.length);
     // The local exact match is not buried: A's own first hit leads the merged list.
     expect(results[0]!.identifier).toBe(localA.body.results[0].identifier);
-    // Sources: A's entries say A, B-only entries say B.
-    const aIds = new Set(ids(localA.body.results));
-    const bOnly = results.filter((r) => !aIds.has(r.identifier));
-    expect(bOnly.length).toBeGreaterThan(0);
-    for (const r of results) expect(r.source).toBe(aIds.has(r.identifier) ? urlOf(portA) : ids(localB.body.results).includes(r.identifier) ? urlOf(portB) : urlOf(portC));
-    // Each registry's order is kept inside the merge, and scores never rise down the list.
-    const fromA = ids(results).filter((id) => aIds.has(id));
-    expect(fromA).toEqual(ids(localA.body.results).filter((id: string) => fromA.includes(id)));
-    const fromB = ids(bOnly.filter((r) => r.source === urlOf(portB)));
-    expect(fromB).toEqual(ids(localB.body.results).filter((id: string) => fromB.includes(id)));
-    const scores = results.map((r) => r.score);
-    expect([...scores].sort((x, y) => y - x)).toEqual(scores);
+    // Sources: A's entries say A, B-only entries say B; each registry's order is kept inside the merge,
+    // and scores never rise down the list. A second query makes sure B has entries A does not.
+    const second = { query: { text: 'postgres database' }, pageSize: 20 };
+    const [auto2, localA2, localB2] = await Promise.all([
+      a.post('/search', second),
+      a.post('/search', { ...second, federation: 'none' }),
+      b.post('/search', { ...second, federation: 'none' }),
+    ]);
+    let bOnlyTotal = 0;
+    for (const [merged, ownA, ownB] of [
+      [results, localA.body.results, localB.body.results],
+      [auto2.body.results, localA2.body.results, localB2.body.results],
+    ] as Array<[Array<{ identifier: string; score: number; source: string }>, Array<{ identifier: string }>, Array<{ identifier: string }>]>) {
+      const aIds = new Set(ids(ownA));
+      const bOnly = merged.filter((r) => !aIds.has(r.identifier));
+      bOnlyTotal += bOnly.length;
+      for (const r of merged) expect(r.source).toBe(aIds.has(r.identifier) ? urlOf(portA) : ids(ownB).includes(r.identifier) ? urlOf(portB) : urlOf(portC));
+      const fromA = ids(merged).filter((id) => aIds.has(id));
+      expect(fromA).toEqual(ids(ownA).filter((id: string) => fromA.includes(id)));
+      const fromB = ids(bOnly.filter((r) => r.source === urlOf(portB)));
+      expect(fromB).toEqual(ids(ownB).filter((id: string) => fromB.includes(id)));
+      const scores = merged.map((r) => r.score);
+      expect([...scores].sort((x, y) => y - x)).toEqual(scores);
+    }
+    expect(bOnlyTotal).toBeGreaterThan(0);
     // A never asked itself.
     expect(Object.keys(a.ctx.federation.metrics.snapshot().peers).sort()).toEqual([urlOf(portB), urlOf(portC)].sort());
   });

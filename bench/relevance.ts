@@ -1,0 +1,348 @@
+// `npm run bench:relevance`: search quality and latency on the labelled evaluation sets
+// (bench/relevance/*.json, see its README). Builds, or reuses, a database on the real PostgreSQL named
+// after a hash of everything that shapes the index (migrations, corpus, ingest/embedding code), holding the
+// demo corpus AND the Alexandria library as catalog entries, then runs every query through the production
+// ranking and through each signal alone.
+//
+// Dev/test split: ranking changes are tuned on the DEV half (odd query numbers: r001, r003, a001, ...) and the
+// TEST half (even numbers) is reported beside it, so an improvement that only fits the dev queries shows up
+// as a gap between the two.
+//
+// Options: --no-10k skips the 10k-entry latency run; --only 'BM25 only,...' runs production and those rankers; --json FILE writes every figure; --verbose lists the
+// production misses (queries whose top 10 has no grade-2 entry).
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { connectDatabase } from '../src/db/connect';
+import { migrateToLatest } from '../src/db/migrate';
+import type { Database } from '../src/db/schema';
+import { withQueryCache } from '../src/embedding/embedder';
+import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
+import { ingestManifest } from '../src/ingest/ingest-manifest';
+import { ingestFile } from '../src/ingest/load-files';
+import { CORPUS_DIR, demoManifestPaths } from '../src/ingest/demo-corpus';
+import { ALEXANDRIA_MEDIA_TYPE, alexandriaIdToUrn, recordToCatalogEntry } from '../src/alexandria/mapping';
+import type { AlexandriaRecord } from '../src/alexandria/record';
+import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filter';
+import { RELEVANCE_CUTOFF, prepareQuery, type PreparedQuery, type QueryEmbedder, type RankingOptions } from '../src/search/relevance';
+import { rankEntries } from '../src/search/search-service';
+import { benchSignals, type Ranked } from './relevance-signals';
+// The same PostgreSQL as the tests (TEST_DATABASE_URL, default postgres@127.0.0.1:5432).
+import { adminQuery, databaseUrl } from '../test/helpers/test-database';
+
+const ROOT = path.resolve(__dirname, '..');
+const SETS = ['registry-queries.json', 'alexandria-queries.json'];
+const KINDS = ['paraphrase', 'direct', 'typo', 'multi'] as const;
+const SYNTHETIC_COPIES = 16;
+/** Queries with no answer in the corpus: what the cutoff should mostly empty. */
+const OFF_TOPIC = [
+  'banana bread recipe with walnuts',
+  'xqzvw plorf brindle',
+  'who won the 1998 world cup final',
+  'knitting pattern for a wool scarf',
+  'best hiking boots for wide feet',
+  'translate this poem into latin hexameter',
+  'how tall is mount kilimanjaro',
+  'adopt a kitten near me',
+];
+
+interface Query {
+  id: string;
+  kind: (typeof KINDS)[number];
+  text: string;
+  relevant: Record<string, number>;
+  set: string;
+  filter: NormalisedFilter;
+}
+
+interface Run {
+  query: Query;
+  ranked: Ranked[];
+}
+
+interface Ranker {
+  name: string;
+  options?: RankingOptions;
+  rank?: (db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter) => Promise<Ranked[]>;
+}
+
+function argFlag(name: string): boolean {
+  return process.argv.includes(name);
+}
+function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function hashInputs(extra: string): string {
+  const hash = createHash('sha256').update(extra);
+  const walk = (p: string) => {
+    const full = path.join(ROOT, p);
+    if (!fs.existsSync(full)) return;
+    if (fs.statSync(full).isDirectory()) for (const child of fs.readdirSync(full).sort()) walk(path.join(p, child));
+    else hash.update(p).update(fs.readFileSync(full));
+  };
+  // What shapes the stored index: schema, corpus, the texts embedded and how, the ingest path.
+  ['db/migrations', 'data/corpus', 'src/catalog', 'src/embedding/entry-texts.ts', 'src/embedding/use-lite-embedder.ts', 'src/ingest', 'src/alexandria/mapping.ts'].forEach(walk);
+  return hash.digest('hex').slice(0, 10);
+}
+
+async function databaseExists(name: string): Promise<boolean> {
+  return ((await adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0) > 0;
+}
+
+function alexandriaManifest(): unknown {
+  const library = JSON.parse(fs.readFileSync(path.join(CORPUS_DIR, 'alexandria-library.json'), 'utf8')) as { records: AlexandriaRecord[] };
+  return { specVersion: '1.0', host: { displayName: 'Alexandria library' }, entries: library.records.map(recordToCatalogEntry) };
+}
+
+/** Builds under a temporary name and renames when complete, so an interrupted run leaves nothing half-filled. */
+async function ensureDatabase(name: string, fill: (db: Kysely<Database>) => Promise<void>, template?: string): Promise<void> {
+  if (await databaseExists(name)) return;
+  const building = `${name}_building`;
+  await adminQuery(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+  await adminQuery(`CREATE DATABASE ${building}${template ? ` TEMPLATE ${template}` : ''}`);
+  const handle = await connectDatabase({ databaseUrl: databaseUrl(building), dataDir: '' });
+  try {
+    await migrateToLatest(handle.db);
+    await fill(handle.db);
+    await sql`ANALYZE`.execute(handle.db);
+  } finally {
+    await handle.close();
+  }
+  await adminQuery(`ALTER DATABASE ${building} RENAME TO ${name}`);
+}
+
+async function fillCorpus(db: Kysely<Database>, embedder: QueryEmbedder): Promise<void> {
+  for (const file of demoManifestPaths()) {
+    const started = Date.now();
+    const report = await ingestFile({ db, embedder }, file);
+    console.log(`  ingested ${path.basename(file)}: +${report.added} ~${report.updated} (${Date.now() - started} ms)`);
+  }
+  const report = await ingestManifest({ db, embedder }, alexandriaManifest(), { origin: 'file:alexandria-library.json' });
+  console.log(`  ingested alexandria-library.json: +${report.added}, rejected ${report.rejected.length}`);
+}
+
+/** ~10k entries: every real entry copied SYNTHETIC_COPIES times with a varied name and jittered vectors. */
+async function fillSynthetic(db: Kysely<Database>): Promise<void> {
+  for (let i = 1; i <= SYNTHETIC_COPIES; i++) {
+    await sql`
+      INSERT INTO entries (identifier, publisher, type, display_name, description, version, tags, capabilities, entry, host,
+                           content_hash, origin, fetched_at, search_text)
+      SELECT identifier || ':syn' || ${i}, publisher, type,
+             display_name || ' ' || (ARRAY['Pro','Lite','Cloud','Plus','Edge','Hub','Kit','Core'])[1 + ${i} % 8] || ' ' || ${i},
+             description, version, tags, capabilities,
+             jsonb_set(entry, '{identifier}', to_jsonb(identifier || ':syn' || ${i})), host, content_hash, origin, fetched_at,
+             search_text || ' ' || ${String(i)}
+      FROM entries WHERE identifier NOT LIKE '%:syn%'`.execute(db);
+    await sql`
+      INSERT INTO entry_vectors (identifier, model, field, embedding)
+      SELECT v.identifier || ':syn' || ${i}, v.model, v.field,
+             (SELECT array_agg(x + (random() - 0.5) * 0.04) FROM unnest(v.embedding::real[]) AS x)::vector
+      FROM entry_vectors v WHERE v.identifier NOT LIKE '%:syn%'`.execute(db);
+  }
+}
+
+function loadQueries(): Query[] {
+  const out: Query[] = [];
+  for (const set of SETS) {
+    const doc = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench', 'relevance', set), 'utf8')) as { queries: Array<Omit<Query, 'set' | 'filter'>> };
+    const alexandria = set.startsWith('alexandria');
+    for (const q of doc.queries) {
+      const relevant = alexandria ? Object.fromEntries(Object.entries(q.relevant).map(([id, g]) => [alexandriaIdToUrn(id), g])) : q.relevant;
+      // The Alexandria library asks the index with its media type as a filter (library-service.ts).
+      const filter = normaliseFilter(alexandria ? { type: ALEXANDRIA_MEDIA_TYPE } : undefined);
+      out.push({ ...q, relevant, set: alexandria ? 'alexandria' : 'registry', filter });
+    }
+  }
+  return out;
+}
+
+function isDev(q: Query): boolean {
+  return Number(q.id.replace(/\D/g, '')) % 2 === 1;
+}
+
+interface Figures {
+  n: number;
+  hit1: number;
+  hit5: number;
+  mrr: number;
+  recall: number;
+  ndcg: number;
+}
+
+function figures(runs: Run[]): Figures {
+  const f: Figures = { n: runs.length, hit1: 0, hit5: 0, mrr: 0, recall: 0, ndcg: 0 };
+  for (const { query, ranked } of runs) {
+    const top = ranked.slice(0, 10).map((r) => query.relevant[r.identifier] ?? 0);
+    const first = top.findIndex((g) => g === 2);
+    if (first === 0) f.hit1++;
+    if (first >= 0 && first < 5) f.hit5++;
+    if (first >= 0) f.mrr += 1 / (first + 1);
+    const grade2 = Object.values(query.relevant).filter((g) => g === 2).length;
+    f.recall += top.filter((g) => g === 2).length / grade2;
+    const dcg = top.reduce((s, g, i) => s + (2 ** g - 1) / Math.log2(i + 2), 0);
+    const ideal = Object.values(query.relevant)
+      .sort((a, b) => b - a)
+      .slice(0, 10)
+      .reduce((s, g, i) => s + (2 ** g - 1) / Math.log2(i + 2), 0);
+    f.ndcg += dcg / ideal;
+  }
+  const n = Math.max(1, runs.length);
+  return { n: runs.length, hit1: f.hit1 / n, hit5: f.hit5 / n, mrr: f.mrr / n, recall: f.recall / n, ndcg: f.ndcg / n };
+}
+
+function row(label: string, f: Figures): string {
+  const c = (x: number) => x.toFixed(3).padStart(7);
+  return `${label.padEnd(22)}${String(f.n).padStart(4)}${c(f.hit1)}${c(f.hit5)}${c(f.mrr)}${c(f.recall)}${c(f.ndcg)}`;
+}
+
+function subsets(runs: Run[]): Array<[string, Run[]]> {
+  return [
+    ['all', runs],
+    ['dev (odd ids)', runs.filter((r) => isDev(r.query))],
+    ['test (even ids)', runs.filter((r) => !isDev(r.query))],
+    ...KINDS.map((k) => [k, runs.filter((r) => r.query.kind === k)] as [string, Run[]]),
+  ];
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+async function runAll(db: Kysely<Database>, embedder: QueryEmbedder, queries: Query[], ranker: Ranker): Promise<{ runs: Run[]; ms: number[] }> {
+  const runs: Run[] = [];
+  const ms: number[] = [];
+  for (const query of queries) {
+    const started = process.hrtime.bigint();
+    const prepared = await prepareQuery(db, embedder, query.text, ranker.options);
+    const ranked = ranker.rank
+      ? await ranker.rank(db, prepared, query.filter)
+      : (await rankEntries(db, prepared, query.filter, ranker.options)).map((r) => ({ identifier: r.entry.identifier, relevance: r.relevance }));
+    ms.push(Number(process.hrtime.bigint() - started) / 1e6);
+    runs.push({ query, ranked });
+  }
+  return { runs, ms };
+}
+
+const production: Ranker = { name: 'production' };
+/** Every candidate with its relevance, no cutoff: for the precision/recall curve of the cutoff. */
+const productionUncut: Ranker = { name: 'uncut', options: { cutoff: 0 } };
+const RANKERS: Ranker[] = [
+  production,
+  { name: 'semantic only', options: { signals: { lexical: false }, cutoff: 0 } },
+  { name: 'BM25 only', options: { signals: { semantic: false }, cutoff: 0 } },
+  { name: '- corrections', options: { corrections: false } },
+  { name: '- expansions', options: { expansions: false } },
+  { name: 'semantic: doc only', options: { semanticFields: ['doc'] } },
+  ...benchSignals.map((s) => ({ name: s.name, rank: s.rank.bind(s) })),
+];
+
+function cutoffCurve(runs: Run[], offTopic: Run[]): string[] {
+  const lines = ['threshold  recall(g2)  precision(g>=1)  results/query  off-topic results/query'];
+  for (let t = 0.05; t <= 0.951; t += 0.05) {
+    let g2 = 0;
+    let g2kept = 0;
+    let kept = 0;
+    let keptRelevant = 0;
+    for (const { query, ranked } of runs) {
+      const above = ranked.filter((r) => r.relevance >= t - 1e-9);
+      g2 += Object.values(query.relevant).filter((g) => g === 2).length;
+      g2kept += above.filter((r) => query.relevant[r.identifier] === 2).length;
+      kept += above.length;
+      keptRelevant += above.filter((r) => (query.relevant[r.identifier] ?? 0) > 0).length;
+    }
+    const off = offTopic.reduce((s, r) => s + r.ranked.filter((x) => x.relevance >= t - 1e-9).length, 0) / Math.max(1, offTopic.length);
+    const mark = Math.abs(t - RELEVANCE_CUTOFF) < 0.025 ? '  <- RELEVANCE_CUTOFF' : '';
+    lines.push(
+      `${t.toFixed(2).padStart(9)}  ${(g2kept / g2).toFixed(3).padStart(10)}  ${(kept ? keptRelevant / kept : 0).toFixed(3).padStart(15)}  ${(kept / runs.length).toFixed(1).padStart(13)}  ${off.toFixed(1).padStart(23)}${mark}`,
+    );
+  }
+  return lines;
+}
+
+async function main(): Promise<void> {
+  const embedder = withQueryCache(new UseLiteEmbedder());
+  // Latency must include the query embedding: a cache-free embedder for the timed runs.
+  const uncached: QueryEmbedder = { id: embedder.id, dimensions: embedder.dimensions, embed: (t) => embedder.embed(t), embedOne: async (t) => (await embedder.embed([t]))[0] };
+  const hash = hashInputs('v2');
+  const name = `ard_bench_relevance_${hash}`;
+  console.log(`bench database ${name}${(await databaseExists(name)) ? ' (reused)' : ' (building)'}`);
+  await ensureDatabase(name, (db) => fillCorpus(db, embedder));
+  const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
+  const report: Record<string, unknown> = { database: name };
+  try {
+    const db = handle.db;
+    const queries = loadQueries();
+    await embedder.embed(['warm up']);
+    const header = `${'ranker / subset'.padEnd(22)}   n  hit@1  hit@5 MRR@10  R@10 nDCG@10`;
+    const only = argValue('--only');
+    const rankers = RANKERS.filter((r) => r === production || !only || only.split(',').includes(r.name));
+    const all: Record<string, Run[]> = {};
+    let prodMs: number[] = [];
+    for (const ranker of rankers) {
+      const { runs, ms } = await runAll(db, ranker === production ? uncached : embedder, queries, ranker);
+      all[ranker.name] = runs;
+      if (ranker === production) prodMs = ms;
+    }
+    for (const set of ['registry', 'alexandria', 'both']) {
+      console.log(`\n== ${set} ==\n${header}`);
+      for (const { name: label } of rankers) {
+        const runs = all[label].filter((r) => set === 'both' || r.query.set === set);
+        const list = label === 'production' ? subsets(runs) : subsets(runs).slice(0, 1);
+        for (const [sub, rs] of list) {
+          const f = figures(rs);
+          console.log(row(`${label}${sub === 'all' ? '' : ` ${sub}`}`, f));
+          report[`${set}/${label}/${sub}`] = f;
+        }
+      }
+    }
+    console.log(`\nproduction latency over ${prodMs.length} queries (query embedding included): p50 ${percentile(prodMs, 50).toFixed(1)} ms, p95 ${percentile(prodMs, 95).toFixed(1)} ms`);
+    report.latency = { p50: percentile(prodMs, 50), p95: percentile(prodMs, 95) };
+
+    const uncut = await runAll(db, embedder, queries, productionUncut);
+    const off = await runAll(db, embedder, OFF_TOPIC.map((text, i) => ({ id: `x${i}`, kind: 'direct', text, relevant: {}, set: 'off', filter: [] })), productionUncut);
+    for (const [label, pick] of [['dev', true], ['test', false]] as const) {
+      console.log(`\ncutoff curve (${label} half; production relevance, whole candidate list)`);
+      console.log(cutoffCurve(uncut.runs.filter((r) => isDev(r.query) === pick), off.runs).join('\n'));
+    }
+
+    if (argFlag('--verbose')) {
+      console.log('\nproduction misses (no grade-2 entry in the top 10):');
+      for (const { query, ranked } of all.production) {
+        if (!ranked.slice(0, 10).some((r) => query.relevant[r.identifier] === 2)) {
+          console.log(`  ${query.id} [${query.kind}] ${query.text}\n     top: ${ranked.slice(0, 3).map((r) => r.identifier.split(':').slice(-1)[0]).join(', ')}`);
+        }
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+
+  if (!argFlag('--no-10k')) {
+    const big = `ard_bench_relevance_10k_${hash}`;
+    console.log(`\n10k latency database ${big}${(await databaseExists(big)) ? ' (reused)' : ' (building)'}`);
+    await ensureDatabase(big, fillSynthetic, name);
+    const h = await connectDatabase({ databaseUrl: databaseUrl(big), dataDir: '' });
+    try {
+      const count = await sql<{ n: string }>`SELECT count(*) AS n FROM entries`.execute(h.db);
+      const queries = loadQueries();
+      await runAll(h.db, uncached, queries.slice(0, 20), production); // warm the caches
+      const { ms } = await runAll(h.db, uncached, queries, production);
+      console.log(`production latency at ${count.rows[0].n} entries over ${ms.length} queries (query embedding included): p50 ${percentile(ms, 50).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms`);
+      report.latency10k = { entries: Number(count.rows[0].n), p50: percentile(ms, 50), p95: percentile(ms, 95) };
+    } finally {
+      await h.close();
+    }
+  }
+  const out = argValue('--json');
+  if (out) fs.writeFileSync(out, JSON.stringify(report, null, 2));
+  await embedder.close?.();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

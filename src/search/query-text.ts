@@ -1,0 +1,73 @@
+// Query normalisation and expansion: pure functions, no database. The query becomes groups of
+// alternative words ("concepts"): a group is matched when any of its alternatives is, so an expansion
+// ("k8s" -> "kubernetes") or a typo correction never counts twice and never dilutes the other words.
+import synonymsJson from './synonyms.json';
+
+export interface QueryWord {
+  /** Index of the concept (the query word or phrase) this alternative stands for. */
+  group: number;
+  word: string;
+  /** 1 for the word as typed; below 1 for expansions, corrections and completions. */
+  weight: number;
+}
+
+/** Weight of a synonym/abbreviation expansion from synonyms.json. */
+export const EXPANSION_WEIGHT = 0.9;
+/** The longest phrase (in words) that synonyms.json may key on. */
+const MAX_PHRASE = 2;
+
+export type SynonymTable = ReadonlyMap<string, readonly string[]>;
+
+export function loadSynonyms(raw: Record<string, unknown> = synonymsJson): SynonymTable {
+  const table = new Map<string, string[]>();
+  for (const [key, value] of Object.entries(raw)) {
+    if (key.startsWith('_') || !Array.isArray(value)) continue;
+    table.set(tokenize(key).join(' '), value.map((v) => String(v).toLowerCase()));
+  }
+  return table;
+}
+
+export const SYNONYMS = loadSynonyms();
+
+/** Lower-cased words; keeps inner '-', '.', '+' and '#' ("gpt-4", "node.js", "c++", "c#"). */
+export function tokenize(text: string): string[] {
+  return (text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}][\p{L}\p{N}+#]*(?:[-.][\p{L}\p{N}+#]+)*/gu) ?? []).map((t) =>
+    t.replace(/[.]+$/, ''),
+  );
+}
+
+/** Query words grouped by concept, with the synonyms.json expansions of each word and two-word phrase. */
+export function expandQuery(text: string, synonyms: SynonymTable = SYNONYMS): QueryWord[] {
+  const tokens = tokenize(text);
+  const out: QueryWord[] = [];
+  let group = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    out.push({ group, word: tokens[i], weight: 1 });
+    for (let n = MAX_PHRASE; n >= 1; n--) {
+      if (i + n > tokens.length) continue;
+      const phrase = tokens.slice(i, i + n).join(' ');
+      for (const expansion of synonyms.get(phrase) ?? []) {
+        for (const word of tokenize(expansion)) out.push({ group, word, weight: EXPANSION_WEIGHT });
+      }
+    }
+    group++;
+  }
+  return dedupe(out);
+}
+
+/** The text the embedder reads: the query plus its expansions, so "k8s" reads as "k8s kubernetes". */
+export function embeddingText(text: string, words: QueryWord[]): string {
+  const extra = [...new Set(words.filter((w) => w.weight < 1).map((w) => w.word))].filter((w) => !tokenize(text).includes(w));
+  return extra.length === 0 ? text : `${text} (${extra.join(' ')})`;
+}
+
+/** One alternative per (group, word), keeping the highest weight. */
+export function dedupe(words: QueryWord[]): QueryWord[] {
+  const best = new Map<string, QueryWord>();
+  for (const w of words) {
+    const key = `${w.group}\u0000${w.word}`;
+    const seen = best.get(key);
+    if (!seen || seen.weight < w.weight) best.set(key, w);
+  }
+  return [...best.values()];
+}

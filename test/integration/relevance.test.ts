@@ -1,0 +1,74 @@
+import { startTestRegistry, type TestRegistry } from '../helpers/registry';
+
+// Behaviours the relevance benchmark (npm run bench:relevance) found and the ranking must keep.
+let registry: TestRegistry;
+
+beforeAll(async () => {
+  registry = await startTestRegistry();
+});
+afterAll(async () => {
+  await registry.close();
+});
+
+async function search(text: string, extra: Record<string, unknown> = {}) {
+  const res = await registry.post('/search', { query: { text, ...extra }, pageSize: 10 });
+  expect(res.status).toBe(200);
+  return res.body.results as Array<{ identifier: string; displayName: string; score: number; type: string; tags?: string[] }>;
+}
+
+describe('relevance (ARD §7.2, §7.3)', () => {
+  it('an exact product name ranks that product first with a high score', async () => {
+    const results = await search('PagerDuty');
+    expect(results[0].identifier).toBe('urn:air:github.com:PagerDuty:pagerduty-mcp-server');
+    expect(results[0].score).toBeGreaterThanOrEqual(80);
+  });
+
+  it('a prefix of a product name finds it ("pager" -> PagerDuty)', async () => {
+    const results = await search('pager');
+    expect(results.slice(0, 3).map((r) => r.identifier)).toContain('urn:air:github.com:PagerDuty:pagerduty-mcp-server');
+  });
+
+  it('a misspelt query finds the entry by trigram correction ("kubernets")', async () => {
+    const results = await search('kubernets cluster');
+    expect(results.slice(0, 3).some((r) => /kube|k8s/i.test(`${r.displayName} ${r.identifier}`))).toBe(true);
+  });
+
+  it('an abbreviation is expanded from synonyms.json ("k8s" -> kubernetes)', async () => {
+    const results = await search('k8s');
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.slice(0, 3).some((r) => /kube/i.test(`${r.displayName} ${r.identifier}`))).toBe(true);
+  });
+
+  it('a filtered query still gets its best matches: the filter applies inside retrieval, not after a cut', async () => {
+    const unfiltered = await search('postgres database');
+    const filtered = await search('postgres database', { filter: { tags: 'postgres' } });
+    expect(filtered.length).toBeGreaterThan(0);
+    for (const r of filtered) expect(r.tags).toContain('postgres');
+    // The best tagged entry is found even when untagged entries would fill the unfiltered top.
+    const best = unfiltered.find((r) => r.tags?.includes('postgres'));
+    if (best) expect(filtered[0].identifier).toBe(best.identifier);
+  });
+
+  it('scores are integers in 0-100, never rising down the list', async () => {
+    const results = await search('send a message to a slack channel');
+    expect(results.length).toBeGreaterThan(2);
+    const scores = results.map((r) => r.score);
+    for (const s of scores) {
+      expect(Number.isInteger(s)).toBe(true);
+      expect(s).toBeGreaterThanOrEqual(0);
+      expect(s).toBeLessThanOrEqual(100);
+    }
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    expect(results[0].displayName).toMatch(/slack/i);
+  });
+
+  it('the cutoff removes unrelated entries: a nonsense query returns few or no results', async () => {
+    const nonsense = await registry.post('/search', { query: { text: 'xqzvw plorf brindle' }, pageSize: 100 });
+    expect(nonsense.status).toBe(200);
+    expect(nonsense.body.results.length).toBeLessThanOrEqual(5);
+    const offTopic = await registry.post('/search', { query: { text: 'banana bread recipe with walnuts' }, pageSize: 100 });
+    expect(offTopic.body.results.length).toBeLessThanOrEqual(10);
+    const onTopic = await registry.post('/search', { query: { text: 'send a message to a slack channel' }, pageSize: 100 });
+    expect(onTopic.body.results.length).toBeGreaterThan(offTopic.body.results.length);
+  });
+});

@@ -1,0 +1,91 @@
+import {
+  BM25_K1,
+  fuse,
+  idf,
+  lexicalMax,
+  lexicalSignal,
+  saturation,
+  SEMANTIC_WEIGHT,
+  semanticSignal,
+  SEMANTIC_CEILING,
+  SEMANTIC_FLOOR,
+  toScore,
+  type QueryTerm,
+} from '../../src/search/relevance';
+
+const N = 1000;
+const tf = (o: Record<string, number>) => new Map(Object.entries(o).map(([k, v]) => [k, { name: v, other: 0 }]));
+const term = (group: number, lexeme: string, df: number, weight = 1): QueryTerm => ({ group, lexeme, weight, df, idf: idf(df, N) });
+
+describe('BM25 scoring', () => {
+  it('IDF falls with document frequency and stays positive for a word in every entry', () => {
+    expect(idf(1, N)).toBeGreaterThan(idf(10, N));
+    expect(idf(10, N)).toBeGreaterThan(idf(500, N));
+    expect(idf(N, N)).toBeGreaterThan(0);
+    expect(idf(0, N)).toBeCloseTo(Math.log(1 + (N + 0.5) / 0.5), 10);
+  });
+
+  it('term saturation grows with tf, stays under 1, and only the non-name part is length-normalised', () => {
+    expect(saturation(0, 0, 10, 10)).toBe(0);
+    expect(saturation(1, 0, 10, 10)).toBeCloseTo(1 / (1 + BM25_K1), 10);
+    expect(saturation(6, 0, 10, 10)).toBeGreaterThan(saturation(3, 0, 10, 10));
+    expect(saturation(1000, 0, 10, 10)).toBeLessThan(1);
+    expect(saturation(0, 3, 40, 10)).toBeLessThan(saturation(0, 3, 10, 10));
+    expect(saturation(3, 0, 40, 10)).toBe(saturation(3, 0, 10, 10));
+  });
+
+  it('a concept counts once: the best of its alternatives, an expansion below the typed word', () => {
+    const q = { terms: [term(0, 'k8s', 3), term(0, 'kubernet', 20, 0.9), term(1, 'pod', 40)], averageLength: 10 };
+    const max = lexicalMax(q.terms, N);
+    expect(max).toBeCloseTo(idf(3, N) + idf(40, N), 10);
+    const both = lexicalSignal({ ...q, lexicalMax: max }, tf({ k8s: 3, kubernet: 3, pod: 3 }), 10);
+    const onlyExpansion = lexicalSignal({ ...q, lexicalMax: max }, tf({ kubernet: 3, pod: 3 }), 10);
+    const onlyRare = lexicalSignal({ ...q, lexicalMax: max }, tf({ k8s: 3 }), 10);
+    expect(both).toBeGreaterThan(onlyExpansion);
+    expect(onlyExpansion).toBeGreaterThan(0);
+    expect(both).toBeLessThanOrEqual(1);
+    // The rarer concept weighs more than the common one.
+    expect(onlyRare).toBeGreaterThan(lexicalSignal({ ...q, lexicalMax: max }, tf({ pod: 3 }), 10));
+  });
+
+  it('a word the corpus does not hold still counts in the maximum (an off-topic query is no perfect match)', () => {
+    const terms = [term(0, 'banana', 0), term(1, 'server', 600)];
+    expect(lexicalMax(terms, N)).toBeCloseTo(idf(0, N) + idf(600, N), 10);
+    const signal = lexicalSignal({ terms, lexicalMax: lexicalMax(terms, N), averageLength: 10 }, tf({ server: 10 }), 10);
+    expect(signal).toBeLessThan(0.15);
+  });
+});
+
+describe('fusion and the 0-100 score', () => {
+  it('maps cosine linearly between the floor and the ceiling', () => {
+    expect(semanticSignal(SEMANTIC_FLOOR - 0.1)).toBe(0);
+    expect(semanticSignal(SEMANTIC_CEILING + 0.1)).toBe(1);
+    expect(semanticSignal((SEMANTIC_FLOOR + SEMANTIC_CEILING) / 2)).toBeCloseTo(0.5, 10);
+  });
+
+  it("keeps a single signal's clear win and ranks agreement of both above either alone", () => {
+    expect(fuse(0, 0.95)).toBeCloseTo(0.95, 10);
+    expect(fuse(1, 0)).toBeCloseTo(SEMANTIC_WEIGHT, 10);
+    expect(fuse(0.6, 0.6)).toBeGreaterThan(fuse(0, 0.6));
+    expect(fuse(0.6, 0.6)).toBeGreaterThan(fuse(0.6, 0));
+  });
+
+  it('stays within [0, 1] and never falls when a signal rises', () => {
+    const grid = [0, 0.1, 0.3, 0.5, 0.7, 0.9, 1];
+    for (const s of grid) {
+      for (const l of grid) {
+        const r = fuse(s, l);
+        expect(r).toBeGreaterThanOrEqual(0);
+        expect(r).toBeLessThanOrEqual(1);
+        expect(fuse(Math.min(1, s + 0.1), l)).toBeGreaterThanOrEqual(r);
+        expect(fuse(s, Math.min(1, l + 0.1))).toBeGreaterThanOrEqual(r);
+      }
+    }
+  });
+
+  it('scores are integers 0-100', () => {
+    expect(toScore(0.904)).toBe(90);
+    expect(toScore(1.2)).toBe(100);
+    expect(toScore(-0.1)).toBe(0);
+  });
+});
