@@ -6,24 +6,12 @@ import { sql, type Kysely } from 'kysely';
 import type { CatalogEntry } from '../catalog/catalog-entry';
 import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
-import { filterToSql, normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
+import { normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
 import { queryKey, type PageTokenCodec } from './page-token';
-import {
-  RELEVANCE_CUTOFF,
-  embeddingColumnSql,
-  fuseSql,
-  lexicalQuerySql,
-  lexicalSignalSql,
-  prepareQuery,
-  semanticSignalSql,
-  toScore,
-  vectorSql,
-  type PreparedQuery,
-  type QueryEmbedder,
-} from './relevance';
+import { matchedSetSql } from './matched-set';
+import { prepareQuery, toScore, type PreparedQuery, type QueryEmbedder } from './relevance';
 
-/** Candidates taken from each retrieval; the ranked list never goes deeper than their union. */
-export const CANDIDATES_PER_SIGNAL = 300;
+export { CANDIDATES_PER_SIGNAL } from './matched-set';
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
 export const MAX_QUERY_LENGTH = 2000;
@@ -91,32 +79,11 @@ export async function searchIndex(deps: SearchDeps, input: SearchInput): Promise
   };
 }
 
-/** The whole ranked list above the cutoff (at most the union of both candidate sets). */
+/** The whole ranked list: the matched set (matched-set.ts) by relevance, then identifier. */
 export async function rankEntries(db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter): Promise<RankedEntry[]> {
-  const where = filterToSql(filter);
-  const queryVector = vectorSql(q);
-  const embedding = embeddingColumnSql(q);
-  const tsquery = lexicalQuerySql(q);
-  const relevance = fuseSql(semanticSignalSql(sql`coalesce(${embedding} <=> ${queryVector}, 1)`), lexicalSignalSql(q));
   const rows = await sql<{ entry: CatalogEntry; relevance: number }>`
-    WITH vec AS (
-      SELECT v.identifier FROM entry_vectors v JOIN entries e ON e.identifier = v.identifier
-      WHERE v.model = ${q.model} AND v.field = 'doc' AND e.deleted_at IS NULL AND ${where}
-      ORDER BY ${embedding} <=> ${queryVector}
-      LIMIT ${CANDIDATES_PER_SIGNAL}
-    ), lex AS (
-      SELECT e.identifier FROM entries e
-      WHERE e.deleted_at IS NULL AND e.search_doc @@ ${tsquery} AND ${where}
-      ORDER BY ts_rank_cd(e.search_doc, ${tsquery}) DESC, e.identifier
-      LIMIT ${CANDIDATES_PER_SIGNAL}
-    ), cand AS (SELECT identifier FROM vec UNION SELECT identifier FROM lex),
-    scored AS (
-      SELECT e.identifier, e.entry, ${relevance} AS relevance
-      FROM cand JOIN entries e ON e.identifier = cand.identifier
-      LEFT JOIN entry_vectors v ON v.identifier = e.identifier AND v.model = ${q.model} AND v.field = 'doc'
-    )
-    SELECT entry, relevance FROM scored
-    WHERE relevance >= ${RELEVANCE_CUTOFF}
-    ORDER BY relevance DESC, identifier ASC`.execute(db);
+    WITH matched AS (${matchedSetSql(q, filter)})
+    SELECT e.entry, m.relevance FROM matched m JOIN entries e ON e.identifier = m.identifier
+    ORDER BY m.relevance DESC, m.identifier ASC`.execute(db);
   return rows.rows.map((r) => ({ entry: r.entry, relevance: Number(r.relevance), score: toScore(Number(r.relevance)) }));
 }

@@ -1,0 +1,126 @@
+// POST /explore (ARD §7.3): facet counts over the full matched set of a query (matched-set.ts, the
+// same set /search ranks), computed in the database in one statement. Explore never federates.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from '../db/schema';
+import { InvalidArgumentError } from '../errors';
+import { liveAndFilteredSql, matchedSetSql } from './matched-set';
+import { checkFieldPath, fieldValuesSql, normaliseFilter, type QueryFilter } from './query-filter';
+import { prepareQuery, type QueryEmbedder } from './relevance';
+import { checkQueryText } from './search-service';
+
+export const DEFAULT_FACET_LIMIT = 20;
+export const MAX_FACET_LIMIT = 1000;
+export const DEFAULT_MIN_COUNT = 1;
+export const MAX_FACETS = 20;
+
+export interface FacetRequest {
+  field: string;
+  limit?: number;
+  minCount?: number;
+}
+
+export interface ExploreInput {
+  text?: string;
+  filter?: QueryFilter;
+  facets: FacetRequest[];
+}
+
+export interface FacetBucket {
+  value: string;
+  count: number;
+}
+
+export interface FacetResult {
+  buckets: FacetBucket[];
+  /** Matching entries in the buckets ranked beyond `limit`; absent when no bucket lies beyond it. */
+  otherCount?: number;
+}
+
+export interface ExploreOutput {
+  resultType: 'facets';
+  facets: Record<string, FacetResult>;
+}
+
+export interface ExploreDeps {
+  db: Kysely<Database>;
+  embedder: QueryEmbedder;
+}
+
+interface CheckedFacet {
+  field: string;
+  limit: number;
+  minCount: number;
+}
+
+export function checkFacets(facets: FacetRequest[]): CheckedFacet[] {
+  if (facets.length > MAX_FACETS) throw new InvalidArgumentError(`resultType.facets has ${facets.length} facets; at most ${MAX_FACETS} are allowed`);
+  const seen = new Set<string>();
+  return facets.map((facet, i) => {
+    const where = `resultType.facets[${i}]`;
+    checkFieldPath(facet.field, `${where}.field`);
+    if (seen.has(facet.field)) throw new InvalidArgumentError(`${where}.field '${facet.field}' is requested twice; ask for each field once`);
+    seen.add(facet.field);
+    const limit = facet.limit ?? DEFAULT_FACET_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FACET_LIMIT) {
+      throw new InvalidArgumentError(`${where}.limit must be an integer from 1 to ${MAX_FACET_LIMIT}; got ${facet.limit}`);
+    }
+    const minCount = facet.minCount ?? DEFAULT_MIN_COUNT;
+    if (!Number.isInteger(minCount) || minCount < 1 || minCount > 2_147_483_647) {
+      throw new InvalidArgumentError(`${where}.minCount must be a positive integer; got ${facet.minCount}`);
+    }
+    return { field: facet.field, limit, minCount };
+  });
+}
+
+export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): Promise<ExploreOutput> {
+  const facets = checkFacets(input.facets);
+  const filter = normaliseFilter(input.filter);
+  const text = input.text === undefined ? undefined : checkQueryText(input.text);
+  if (facets.length === 0) return { resultType: 'facets', facets: {} };
+
+  // With text the matched set (at most 2 x CANDIDATES_PER_SIGNAL rows) is computed once and joined;
+  // without, each facet reads `entries` directly so the planner sees a plain filtered scan.
+  const q = text === undefined ? null : await prepareQuery(deps.db, deps.embedder, text);
+  const prefix = q ? sql`m AS MATERIALIZED (${matchedSetSql(q, filter)}),` : sql``;
+  const base = q
+    ? sql`m JOIN entries e ON e.identifier = m.identifier`
+    : sql`entries e`;
+  const baseWhere = q ? sql`TRUE` : liveAndFilteredSql(filter);
+
+  const ctes: RawBuilder<unknown>[] = [];
+  const selects: RawBuilder<unknown>[] = [];
+  facets.forEach((facet, i) => {
+    const { values, multiValued } = fieldValuesSql(facet.field);
+    const members = sql.ref(`f${i}_members`);
+    const ranked = sql.ref(`f${i}_ranked`);
+    ctes.push(sql`${members} AS (
+        SELECT e.identifier, v.value FROM ${base} CROSS JOIN LATERAL (${values}) AS v WHERE ${baseWhere}
+      ), ${ranked} AS (
+        SELECT value, n, row_number() OVER (ORDER BY n DESC, value COLLATE "C" ASC) AS rank
+        FROM (SELECT value, count(*) AS n FROM ${members} GROUP BY value) b
+        WHERE n >= ${facet.minCount}
+      )`);
+    // otherCount counts entries, not bucket memberships: an entry in two buckets beyond the limit
+    // (two tags) is one entry.
+    const other = multiValued
+      ? sql`(SELECT count(DISTINCT x.identifier) FROM ${members} x JOIN ${ranked} r ON r.value = x.value WHERE r.rank > ${facet.limit})`
+      : sql`(SELECT coalesce(sum(r.n), 0) FROM ${ranked} r WHERE r.rank > ${facet.limit})`;
+    selects.push(sql`(SELECT ${i}::int AS facet, value, n AS count, rank FROM ${ranked} WHERE rank <= ${facet.limit})
+      UNION ALL
+      SELECT ${i}::int, NULL, ${other}, NULL WHERE EXISTS (SELECT 1 FROM ${ranked} WHERE rank > ${facet.limit})`);
+  });
+
+  const result = await sql<{ facet: number; value: string | null; count: string; rank: string | null }>`
+    WITH ${prefix} ${sql.join(ctes, sql`, `)}
+    ${sql.join(selects, sql` UNION ALL `)}`.execute(deps.db);
+
+  const out: Record<string, FacetResult> = {};
+  for (const facet of facets) out[facet.field] = { buckets: [] };
+  const sorted = [...result.rows].sort((a, b) => a.facet - b.facet || Number(a.rank ?? Infinity) - Number(b.rank ?? Infinity));
+  for (const row of sorted) {
+    const target = out[facets[row.facet].field];
+    if (row.value === null) target.otherCount = Number(row.count);
+    else target.buckets.push({ value: row.value, count: Number(row.count) });
+  }
+  return { resultType: 'facets', facets: out };
+}
