@@ -1,0 +1,3 @@
+export * from './alexandria-mcp-server';
+export * from './http-transport';
+export * from './stdio';
