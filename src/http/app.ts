@@ -80,7 +80,8 @@ export function createApp(ctx: AppContext): RegistryApp {
       )) as HandlerResponse;
       send(res, result);
     } catch (error) {
-      next(error);
+      // The router percent-decodes path parameters once (decodeURIComponent): broken escapes are the client's.
+      next(error instanceof URIError ? new InvalidArgumentError('the request path is not valid UTF-8 percent-encoding', { cause: error }) : error);
     }
   });
 
