@@ -2,12 +2,12 @@
 import type { Handler } from '../handler';
 import { exploreRegistry } from './explore-registry';
 import { getArdEntry } from './get-ard-entry';
-import { notImplemented } from './not-implemented';
+import { listAgents } from './list-agents';
 import { searchAgents } from './search-agents';
 
 export const operationHandlers: Record<string, Handler> = {
   searchAgents,
   exploreRegistry,
   getArdEntry,
-  listAgents: notImplemented('GET /agents'),
+  listAgents,
 };
