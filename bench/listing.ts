@@ -45,8 +45,8 @@ async function main(): Promise<void> {
       // A filter never seen before (an always-true extra term) makes the registry count afresh.
       const fresh = () => `/agents?${new URLSearchParams({ ...params, pageSize: '20', filter: `${params.filter ?? ''} -version = 'x${Math.random()}'` })}`;
       const cold = await sample(() => get(fresh()), 10, 0);
-      const first = await sample(() => get(firstPath), 100);
-      const deep = deepPath ? await sample(() => get(deepPath), 100) : null;
+      const first = await sample(() => get(firstPath), 50);
+      const deep = deepPath ? await sample(() => get(deepPath), 50) : null;
       console.log(`GET /agents ${label}`);
       console.log(`  page 1   ${stats(first)}`);
       console.log(`  page 1, total not cached (a new filter each time) ${stats(cold)}`);
@@ -55,13 +55,13 @@ async function main(): Promise<void> {
 
     const facets = { resultType: { facets: [{ field: 'type' }, { field: 'tags' }, { field: 'publisher' }] } };
     console.log('\nPOST /explore, whole registry, facets type + tags + publisher');
-    console.log(`  ${stats(await sample(() => post('/explore', facets), 30))}`);
+    console.log(`  ${stats(await sample(() => post('/explore', facets), 10))}`);
     const withFilter = { query: { filter: { type: 'application/mcp-server-card+json' } }, ...facets };
     console.log('POST /explore, filter type = mcp-server-card, same 3 facets');
-    console.log(`  ${stats(await sample(() => post('/explore', withFilter), 30))}`);
+    console.log(`  ${stats(await sample(() => post('/explore', withFilter), 10))}`);
     const deepFacets = { resultType: { facets: [{ field: 'metadata.category' }, { field: 'capabilities' }, { field: 'version' }] } };
     console.log('POST /explore, whole registry, facets metadata.category + capabilities + version');
-    console.log(`  ${stats(await sample(() => post('/explore', deepFacets), 30))}`);
+    console.log(`  ${stats(await sample(() => post('/explore', deepFacets), 10))}`);
   } finally {
     await registry.stop();
   }

@@ -4,7 +4,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
 import { liveAndFilteredSql, matchedSetSql } from './matched-set';
-import { checkFieldPath, fieldValuesSql, normaliseFilter, type QueryFilter } from './query-filter';
+import { checkFieldPath, fieldValuesArraySql, normaliseFilter, type QueryFilter } from './query-filter';
 import { prepareQuery, type QueryEmbedder } from './relevance';
 import { checkQueryText } from './search-service';
 
@@ -78,13 +78,13 @@ export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): P
   const text = input.text === undefined ? undefined : checkQueryText(input.text);
   if (facets.length === 0) return { resultType: 'facets', facets: {} };
 
-  // One pass over the matched set: each entry's distinct values of every facet field become one
+  // One pass over the matched set: each entry's values of every facet field become one
   // array column of `base`; each facet then groups its column. (Scanning `entries` once per facet
   // cost a heap scan each: 100k entries are ~110 MB of pages, bench/listing.ts.)
   const q = text === undefined ? null : await prepareQuery(deps.db, deps.embedder, text);
   const matched = q ? sql`m AS MATERIALIZED (${matchedSetSql(q, filter)}),` : sql``;
   const from = q ? sql`m JOIN entries e ON e.identifier = m.identifier` : sql`entries e WHERE ${liveAndFilteredSql(filter)}`;
-  const columns = sql.join(facets.map((f, i) => sql`ARRAY(${fieldValuesSql(f.field)}) AS ${sql.ref(`f${i}`)}`));
+  const columns = sql.join(facets.map((f, i) => sql`${fieldValuesArraySql(f.field)} AS ${sql.ref(`f${i}`)}`));
 
   const ranked: RawBuilder<unknown>[] = [];
   const selects: RawBuilder<unknown>[] = [];
@@ -93,9 +93,12 @@ export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): P
     const r = sql.ref(`r${i}`);
     ranked.push(sql`${r} AS (
         SELECT value, n, row_number() OVER (ORDER BY n DESC, value COLLATE "C" ASC) AS rank
-        FROM (SELECT v.value, count(*) AS n FROM base CROSS JOIN LATERAL unnest(${column}) AS v(value) GROUP BY v.value) b
+        FROM (SELECT v.value, count(*) AS n FROM base CROSS JOIN LATERAL unnest(${column}) WITH ORDINALITY AS v(value, i)
+              WHERE v.value IS NOT NULL AND array_position(${column}, v.value) = v.i
+              GROUP BY v.value) b
         WHERE n >= ${facet.minCount}
       )`);
+    // An entry counts once per distinct value (array_position finds an element's first occurrence).
     // otherCount counts entries, not bucket memberships: an entry with two tags beyond the limit is one.
     selects.push(sql`(SELECT ${i}::int AS facet, value, n AS count, rank FROM ${r} WHERE rank <= ${facet.limit})
       UNION ALL

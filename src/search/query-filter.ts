@@ -108,29 +108,26 @@ function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
 }
 
 /**
- * A set-returning SQL expression (column `value`, text) with the distinct values entry `e` has at a
- * field path already checked by checkFieldPath: what POST /explore buckets. Read the same way as
- * conditionFor matches, so filtering on a bucket's value selects exactly the entries it counted.
- * Only scalars count (strings, numbers, booleans in their text form); objects and nulls do not.
+ * A text[] expression over entry `e` with the values it has at a field path already checked by
+ * checkFieldPath: what POST /explore buckets. Read the way conditionFor matches, so filtering on a
+ * bucket's value selects exactly the entries it counted. Missing values give no element; JSON
+ * paths give their scalars only (strings, numbers, booleans in text form). Elements may repeat
+ * (tags need not be unique): the caller counts each distinct element once per entry.
+ * Columns and metadata need no subquery per row, which is what most of the cost would be.
  */
-export function fieldValuesSql(path: string): RawBuilder<{ value: string }> {
+export function fieldValuesArraySql(path: string): RawBuilder<string[]> {
   const segments = path.split('.');
   const column = columnField(segments[0]);
   if (column) {
     const ref = sql.ref(`e.${column.column}`);
-    // First occurrence of each element: cheaper per row than DISTINCT (a hash per entry).
-    return column.array
-      ? sql`SELECT u.value FROM unnest(${ref}) WITH ORDINALITY AS u(value, i) WHERE u.value IS NOT NULL AND array_position(${ref}, u.value) = u.i`
-      : sql`SELECT ${ref} AS value WHERE ${ref} IS NOT NULL`;
+    return column.array ? sql`${ref}` : sql`array_remove(ARRAY[${ref}]::text[], NULL)`;
   }
   const [root, ...rest] = segments;
-  if (root === 'metadata' && rest.length === 1) {
-    return sql`SELECT (e.entry -> 'metadata' ->> ${rest[0]}) AS value WHERE (e.entry -> 'metadata' ->> ${rest[0]}) IS NOT NULL`;
-  }
+  if (root === 'metadata' && rest.length === 1) return sql`array_remove(ARRAY[e.entry -> 'metadata' ->> ${rest[0]}]::text[], NULL)`;
   const document = root === 'host' ? sql.ref('e.host') : sql.ref('e.entry');
   const jsonPath = `$${(root === 'host' ? rest : segments).map((s) => `."${s}"`).join('')}[*]`;
-  return sql`SELECT DISTINCT j.item #>> '{}' AS value FROM jsonb_path_query(${document}, ${jsonPath}::jsonpath) AS j(item)
-      WHERE jsonb_typeof(j.item) IN ('string', 'number', 'boolean')`;
+  return sql`ARRAY(SELECT j.item #>> '{}' FROM jsonb_path_query(${document}, ${jsonPath}::jsonpath) AS j(item)
+      WHERE jsonb_typeof(j.item) IN ('string', 'number', 'boolean'))`;
 }
 
 /** `$."a"."b" ? (@ == $vals[*])`: lax mode unwraps arrays at every step, so any element matches. */

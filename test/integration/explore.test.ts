@@ -167,7 +167,7 @@ describe('POST /explore (ARD §7.3)', () => {
       host: { displayName: 'Attested Host' },
       entries: [
         { identifier: 'urn:air:example.com:agent:one', displayName: 'One', type: MCP, url: 'https://example.com/1', trustManifest: attest(['SOC2-Type2', 'ISO27001']) },
-        { identifier: 'urn:air:example.com:agent:two', displayName: 'Two', type: MCP, url: 'https://example.com/2', trustManifest: attest(['SOC2-Type2']) },
+        { identifier: 'urn:air:example.com:agent:two', displayName: 'Two', type: MCP, url: 'https://example.com/2', trustManifest: attest(['SOC2-Type2']), tags: ['dup', 'dup', 'solo'] },
       ],
     };
     const report = await ingestManifest({ db: registry.ctx.db, embedder: registry.ctx.embedder }, manifest, { origin: 'test:attested' });
@@ -178,6 +178,9 @@ describe('POST /explore (ARD §7.3)', () => {
       { value: 'SOC2-Type2', count: 2 },
       { value: 'ISO27001', count: 1 },
     ]);
+    const tags = await explore({ query: { filter: { publisher: 'example.com' } }, resultType: { facets: [{ field: 'tags' }] } });
+    // a value repeated inside one entry counts that entry once
+    expect(tags.body.facets.tags.buckets).toEqual([{ value: 'dup', count: 1 }, { value: 'solo', count: 1 }]);
     const client = new pg.Client({ connectionString: registry.database.url });
     await client.connect();
     try {
