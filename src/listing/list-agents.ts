@@ -7,6 +7,7 @@ import type { CatalogEntry } from '../catalog/catalog-entry';
 import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
 import { queryKey, type PageTokenCodec } from '../search/page-token';
+import { checkPageSize } from '../search/search-service';
 import { formatListFilter, parseListFilter } from './list-filter';
 import { compileListFilter } from './list-filter-sql';
 import { formatOrderBy, parseOrderBy, type OrderTerm, type SortField } from './order-by';
@@ -59,16 +60,8 @@ function timeKey(expr: RawBuilder<unknown>) {
   };
 }
 
-export function checkListPageSize(pageSize: number | undefined): number {
-  const size = pageSize ?? DEFAULT_LIST_PAGE_SIZE;
-  if (!Number.isInteger(size) || size < 1 || size > MAX_LIST_PAGE_SIZE) {
-    throw new InvalidArgumentError(`pageSize must be an integer from 1 to ${MAX_LIST_PAGE_SIZE}; got ${pageSize}`);
-  }
-  return size;
-}
-
 export async function listAgents(deps: ListDeps, input: ListInput): Promise<ListOutput> {
-  const pageSize = checkListPageSize(input.pageSize);
+  const pageSize = checkPageSize(input.pageSize, { fallback: DEFAULT_LIST_PAGE_SIZE, max: MAX_LIST_PAGE_SIZE });
   const ast = parseListFilter(input.filter ?? '');
   const order = parseOrderBy(input.orderBy);
   const key = queryKey({ op: 'list', filter: formatListFilter(ast), orderBy: formatOrderBy(order), pageSize });
