@@ -107,6 +107,14 @@ function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
   return sql<SqlBool>`jsonb_path_exists(${document}, ${toJsonPath(jsonPath)}::jsonpath, ${JSON.stringify({ vals: jsonCandidates(values) })}::jsonb)`;
 }
 
+/** True when an entry can have several values at the path (arrays, JSON paths that may cross one). */
+export function isMultiValuedField(path: string): boolean {
+  const root = path.split('.')[0];
+  const column = columnField(root);
+  if (column) return column.array;
+  return root !== 'metadata';
+}
+
 /**
  * A text[] expression over entry `e` with the values it has at a field path already checked by
  * checkFieldPath: what POST /explore buckets. Read the way conditionFor matches, so filtering on a
