@@ -116,14 +116,17 @@ export async function deleteVectors(db: Kysely<Database>, model: string, identif
   }
 }
 
-export async function getLiveEntry(db: Kysely<Database>, identifier: string): Promise<{ entry: CatalogEntry; updatedAt: Date } | null> {
+export async function getLiveEntry(
+  db: Kysely<Database>,
+  identifier: string,
+): Promise<{ entry: CatalogEntry; updatedAt: Date; contentHash: string } | null> {
   const row = await db
     .selectFrom('entries')
-    .select(['entry', 'updated_at'])
+    .select(['entry', 'updated_at', 'content_hash'])
     .where('identifier', '=', identifier)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
-  return row ? { entry: row.entry as CatalogEntry, updatedAt: row.updated_at } : null;
+  return row ? { entry: row.entry as CatalogEntry, updatedAt: row.updated_at, contentHash: row.content_hash } : null;
 }
 
 export async function countLiveEntries(db: Kysely<Database>): Promise<number> {

@@ -119,9 +119,9 @@ export function createApp(ctx: AppContext): RegistryApp {
 
   // Alexandria (docs/alexandria.md): MCP at /mcp and the static routes, outside the ARD OpenAPI document,
   // mounted before the JSON parser and the OpenAPI catch-all (the MCP route parses its own body).
-  const library = openRegistryLibrary({ db: ctx.db, embedder: ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
+  const library = openRegistryLibrary({ db: ctx.readDb, embedder: ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
   library.catch(() => undefined); // reported through `ready`
-  mountLibraryRoutes(app, { publicUrl: ctx.config.publicUrl, db: ctx.db, library });
+  mountLibraryRoutes(app, { publicUrl: ctx.config.publicUrl, db: ctx.readDb, library });
   mountMcpOverHttp(app, '/mcp', async () => createAlexandriaMcpServer((await library).service, { logger: ctx.logger }), { logger: ctx.logger });
 
   app.use(express.json({ limit: ctx.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
@@ -164,7 +164,8 @@ export function createApp(ctx: AppContext): RegistryApp {
       )) as HandlerResponse;
       if (!res.headersSent) send(res, result);
     } catch (error) {
-      next(error);
+      // The router percent-decodes path parameters once (decodeURIComponent): broken escapes are the client's.
+      next(error instanceof URIError ? new InvalidArgumentError('the request path is not valid UTF-8 percent-encoding', { cause: error }) : error);
     }
   });
 

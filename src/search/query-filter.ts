@@ -40,7 +40,7 @@ export function normaliseFilter(filter: QueryFilter | undefined): NormalisedFilt
   const keys = Object.keys(filter).sort();
   if (keys.length > MAX_KEYS) throw new InvalidArgumentError(`query.filter has ${keys.length} keys; at most ${MAX_KEYS} are allowed`);
   return keys.map((path) => {
-    checkPath(path);
+    checkFieldPath(path);
     const raw = filter[path];
     const values = [...new Set(Array.isArray(raw) ? raw : [raw])];
     if (values.length === 0) throw new InvalidArgumentError(`query.filter['${path}'] is an empty array; give at least one value`);
@@ -53,24 +53,33 @@ export function normaliseFilter(filter: QueryFilter | undefined): NormalisedFilt
   });
 }
 
-function checkPath(path: string): void {
+/**
+ * Throws INVALID_ARGUMENT unless `path` is a supported field path; `what` names it in the message
+ * (a filter key, a facet field).
+ */
+export function checkFieldPath(path: string, what = 'query.filter key'): void {
   const segments = path.split('.');
   const root = segments[0];
   const supported = `supported fields: ${FILTERABLE_FIELDS.join(', ')}`;
   if (segments.some((s) => !SEGMENT.test(s))) {
-    throw new InvalidArgumentError(`query.filter key '${path}' is not a dot-separated field path; ${supported}`);
+    throw new InvalidArgumentError(`${what} '${path}' is not a dot-separated field path; ${supported}`);
   }
-  if (root in COLUMN_FIELDS) {
-    if (segments.length > 1) throw new InvalidArgumentError(`query.filter key '${path}': '${root}' has no nested fields`);
+  if (columnField(root)) {
+    if (segments.length > 1) throw new InvalidArgumentError(`${what} '${path}': '${root}' has no nested fields`);
     return;
   }
   if (!JSON_ROOTS.includes(root)) {
-    throw new InvalidArgumentError(`query.filter key '${path}' is not a supported field path; ${supported}`);
+    throw new InvalidArgumentError(`${what} '${path}' is not a supported field path; ${supported}`);
   }
-  if (isLeafRoot(root) && segments.length > 1) throw new InvalidArgumentError(`query.filter key '${path}': '${root}' has no nested fields`);
+  if (isLeafRoot(root) && segments.length > 1) throw new InvalidArgumentError(`${what} '${path}': '${root}' has no nested fields`);
   if (!isLeafRoot(root) && segments.length < 2) {
-    throw new InvalidArgumentError(`query.filter key '${path}' needs a nested field, for example '${root}.${root === 'trustManifest' ? 'attestations.type' : 'name'}'`);
+    throw new InvalidArgumentError(`${what} '${path}' needs a nested field, for example '${root}.${root === 'trustManifest' ? 'attestations.type' : 'name'}'`);
   }
+}
+
+/** Own keys only: 'constructor' or 'toString' are not columns (they reached SQL as e.undefined). */
+function columnField(root: string): { column: string; array: boolean; lower?: boolean } | undefined {
+  return Object.hasOwn(COLUMN_FIELDS, root) ? COLUMN_FIELDS[root] : undefined;
 }
 
 /** SQL condition over alias `e` for a normalised filter; TRUE when there is none. */
@@ -82,7 +91,7 @@ export function filterToSql(filter: NormalisedFilter): RawBuilder<SqlBool> {
 
 function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
   const segments = path.split('.');
-  const column = COLUMN_FIELDS[segments[0]];
+  const column = columnField(segments[0]);
   if (column) {
     const ref = sql.ref(`e.${column.column}`);
     const vals = column.lower ? values.map((v) => v.toLowerCase()) : values;
@@ -96,6 +105,37 @@ function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
   const document = root === 'host' ? sql.ref('e.host') : sql.ref('e.entry');
   const jsonPath = root === 'host' ? rest : segments;
   return sql<SqlBool>`jsonb_path_exists(${document}, ${toJsonPath(jsonPath)}::jsonpath, ${JSON.stringify({ vals: jsonCandidates(values) })}::jsonb)`;
+}
+
+/** True when an entry can have several values at the path (arrays, JSON paths that may cross one). */
+export function isMultiValuedField(path: string): boolean {
+  const root = path.split('.')[0];
+  const column = columnField(root);
+  if (column) return column.array;
+  return root !== 'metadata';
+}
+
+/**
+ * A text[] expression over entry `e` with the values it has at a field path already checked by
+ * checkFieldPath: what POST /explore buckets. Read the way conditionFor matches, so filtering on a
+ * bucket's value selects exactly the entries it counted. Missing values give no element; JSON
+ * paths give their scalars only (strings, numbers, booleans in text form). Elements may repeat
+ * (tags need not be unique): the caller counts each distinct element once per entry.
+ * Columns and metadata need no subquery per row, which is what most of the cost would be.
+ */
+export function fieldValuesArraySql(path: string): RawBuilder<string[]> {
+  const segments = path.split('.');
+  const column = columnField(segments[0]);
+  if (column) {
+    const ref = sql.ref(`e.${column.column}`);
+    return column.array ? sql`${ref}` : sql`array_remove(ARRAY[${ref}]::text[], NULL)`;
+  }
+  const [root, ...rest] = segments;
+  if (root === 'metadata' && rest.length === 1) return sql`array_remove(ARRAY[e.entry -> 'metadata' ->> ${rest[0]}]::text[], NULL)`;
+  const document = root === 'host' ? sql.ref('e.host') : sql.ref('e.entry');
+  const jsonPath = `$${(root === 'host' ? rest : segments).map((s) => `."${s}"`).join('')}[*]`;
+  return sql`ARRAY(SELECT j.item #>> '{}' FROM jsonb_path_query(${document}, ${jsonPath}::jsonpath) AS j(item)
+      WHERE jsonb_typeof(j.item) IN ('string', 'number', 'boolean'))`;
 }
 
 /** `$."a"."b" ? (@ == $vals[*])`: lax mode unwraps arrays at every step, so any element matches. */

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { CatalogEntry } from '../catalog/catalog-entry';
 import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
-import { filterToSql, normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
+import { normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
 import { queryKey, type PageTokenCodec } from './page-token';
 import { findMatches, prepareQuery, type PreparedQuery, type QueryEmbedder, type RankingOptions } from './relevance';
 
@@ -75,10 +75,11 @@ export function checkQueryText(text: string): string {
   return trimmed;
 }
 
-export function checkPageSize(pageSize: number | undefined): number {
-  const size = pageSize ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) {
-    throw new InvalidArgumentError(`pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}; got ${pageSize}`);
+/** pageSize or the default; 400 unless an integer from 1 to max. GET /agents passes its own bounds. */
+export function checkPageSize(pageSize: number | undefined, bounds = { fallback: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE }): number {
+  const size = pageSize ?? bounds.fallback;
+  if (!Number.isInteger(size) || size < 1 || size > bounds.max) {
+    throw new InvalidArgumentError(`pageSize must be an integer from 1 to ${bounds.max}; got ${pageSize}`);
   }
   return size;
 }

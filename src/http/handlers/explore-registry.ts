@@ -1,0 +1,18 @@
+// POST /explore (ARD §7.3)
+import { exploreRegistry as explore, type FacetRequest } from '../../search/explore-service';
+import type { QueryFilter } from '../../search/query-filter';
+import type { Handler } from '../handler';
+
+interface ExploreRequestBody {
+  query?: { text?: string; filter?: QueryFilter };
+  resultType: { facets: FacetRequest[] };
+}
+
+export const exploreRegistry: Handler = async (ctx, request) => {
+  const body = request.body as ExploreRequestBody;
+  const result = await explore(
+    { db: ctx.readDb, embedder: ctx.embedder, timings: ctx.metrics.searchTimings },
+    { text: body.query?.text, filter: body.query?.filter, facets: body.resultType.facets },
+  );
+  return { status: 200, body: result };
+};

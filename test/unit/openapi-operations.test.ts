@@ -1,0 +1,41 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { OPENAPI_PATH } from '../../src/http/openapi';
+import { operationHandlers } from '../../src/http/handlers';
+
+describe('OpenAPI operations', () => {
+  const doc = YAML.parse(fs.readFileSync(OPENAPI_PATH, 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+  const operationIds = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId).filter(Boolean));
+
+  it('every operationId of the document has a handler, and every handler an operation', () => {
+    expect(operationIds.sort()).toEqual(Object.keys(operationHandlers).sort());
+  });
+
+  it('keeps the 0.5.0 operations and adds GET /agents/{identifier} as getArdEntry (ARD v0.91 §5.3.4)', () => {
+    expect(operationIds).toEqual(expect.arrayContaining(['searchAgents', 'exploreRegistry', 'listAgents', 'getArdEntry']));
+    expect(doc.paths['/agents/{identifier}'].get.operationId).toBe('getArdEntry');
+  });
+});
+
+describe('the served document extends ARD 0.5.0 without changing it', () => {
+  type Doc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; components: Record<string, Record<string, unknown>> };
+  const ours = YAML.parse(fs.readFileSync(OPENAPI_PATH, 'utf8')) as Doc;
+  // The spec checkout beside the repository (../shared for /work/main, ../../shared for a worktree).
+  const upstreamPath = ['../../../shared', '../../../../shared']
+    .map((up) => path.resolve(__dirname, up, 'ard-spec', 'ard.openapi.yaml'))
+    .find((candidate) => fs.existsSync(candidate));
+  const upstream = upstreamPath ? (YAML.parse(fs.readFileSync(upstreamPath, 'utf8')) as Doc) : null;
+  (upstream ? it : it.skip)('every 0.5.0 path, operation and component is unchanged; only responses (304) are added', () => {
+    for (const [path, item] of Object.entries(upstream!.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const served = structuredClone(ours.paths[path][method]);
+        for (const code of Object.keys(served.responses)) if (!(code in operation.responses)) delete served.responses[code];
+        expect({ path, method, operation: served }).toEqual({ path, method, operation });
+      }
+    }
+    for (const [kind, members] of Object.entries(upstream!.components)) {
+      for (const [name, value] of Object.entries(members)) expect({ kind, name, value: ours.components[kind][name] }).toEqual({ kind, name, value });
+    }
+  });
+});
