@@ -1,5 +1,6 @@
 // Boots a real registry (HTTP on 127.0.0.1, random port) on a fresh test database.
 import { loadConfig, type RegistryConfig } from '../../src/config';
+import type { ContextOptions } from '../../src/context';
 import { startRegistry, type RunningRegistry } from '../../src/server';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
@@ -11,7 +12,7 @@ export interface TestRegistry extends RunningRegistry {
 }
 
 export async function startTestRegistry(
-  options: { withDemoCorpus?: boolean; config?: Partial<RegistryConfig> } = {},
+  options: { withDemoCorpus?: boolean; config?: Partial<RegistryConfig>; context?: ContextOptions } = {},
 ): Promise<TestRegistry> {
   const database = await createTestDatabase({ withDemoCorpus: options.withDemoCorpus ?? true });
   const config = loadConfig({
@@ -26,7 +27,7 @@ export async function startTestRegistry(
   });
   let registry: RunningRegistry;
   try {
-    registry = await startRegistry(config);
+    registry = await startRegistry(config, options.context);
   } catch (error) {
     await database.drop();
     throw error;
