@@ -77,7 +77,9 @@ async function ingest(files: string[]): Promise<number> {
       } catch (error) {
         bar?.stop();
         failed = true;
-        process.stderr.write(`${file}: ${(error as Error).message}\n`);
+        // Manifest errors already name the file; anything else gets it in front.
+        const message = (error as Error).message;
+        process.stderr.write(`${message.includes(file) ? message : `${file}: ${message}`}\n`);
       }
     }
   } finally {
