@@ -9,11 +9,11 @@ import { runSearchRelevanceBench } from './search-relevance';
 
 const OTHER_BENCHES = ['federation', 'listing', 'load', 'alexandria'];
 
-function runScript(name: string): boolean {
+function runScript(name: string, args: string[] = []): boolean {
   const file = path.join(__dirname, `${name}.ts`);
   if (!fs.existsSync(file)) return false;
   process.stdout.write(`\n== bench/${name}.ts\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', file], { stdio: 'inherit', env: process.env });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', file, ...args], { stdio: 'inherit', env: process.env });
   if (result.status !== 0) process.exitCode = 1;
   return true;
 }
@@ -26,7 +26,8 @@ async function main(selected: string[]): Promise<void> {
   }
   if (wants('relevance')) {
     // The relevance area's full bench supersedes the minimal one here.
-    if (!runScript('relevance')) {
+    // Its own 10k latency run would repeat bench/search.ts: skipped here.
+    if (!runScript('relevance', ['--no-10k'])) {
       process.stdout.write('\n== relevance (bench/search-relevance.ts)\n');
       await runSearchRelevanceBench();
     }
