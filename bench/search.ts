@@ -69,7 +69,8 @@ async function prepareDatabase(embedder: QueryEmbedder): Promise<{ url: string; 
     if ((await countLiveEntries(handle.db)) === ENTRIES) return { url, built: false, seconds: 0 };
     // Deterministic entries + content-hash skipping: an interrupted build resumes where it stopped.
     const entries = syntheticEntries(ENTRIES);
-    const chunk = 1000;
+    // Small chunks: each is committed, so an interrupted build keeps what it embedded.
+    const chunk = 250;
     for (let i = 0; i < entries.length; i += chunk) {
       await ingestManifest({ db: handle.db, embedder }, { specVersion: '1.0', entries: entries.slice(i, i + chunk) }, { origin: 'bench:synthetic' });
       const done = Math.min(i + chunk, entries.length);
