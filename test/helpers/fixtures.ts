@@ -42,6 +42,20 @@ export function countingEmbedder(inner: Embedder = new UseLiteEmbedder()): Count
   };
 }
 
+/** Remembers each text's vector: the same fixtures ingested into two databases are embedded once. */
+export function memoEmbedder(inner: Embedder): Embedder {
+  const memo = new Map<string, number[]>();
+  return {
+    id: inner.id,
+    dimensions: inner.dimensions,
+    async embed(texts) {
+      const missing = [...new Set(texts.filter((t) => !memo.has(t)))];
+      if (missing.length > 0) (await inner.embed(missing)).forEach((v, i) => memo.set(missing[i], v));
+      return texts.map((t) => memo.get(t) as number[]);
+    },
+  };
+}
+
 export async function ingestFixtures(db: Kysely<Database>, embedder: Embedder, names = FIXTURE_MANIFESTS): Promise<IngestReport[]> {
   const reports: IngestReport[] = [];
   for (const name of names) {

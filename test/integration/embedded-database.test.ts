@@ -7,10 +7,11 @@ import { sql } from 'kysely';
 import { loadConfig } from '../../src/config';
 import { createOpenApiBackend } from '../../src/http/openapi';
 import { startRegistry, type RunningRegistry } from '../../src/server';
-import { countingEmbedder, FIXTURE_MANIFESTS, ingestFixtures, readFixture } from '../helpers/fixtures';
+import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
+import { countingEmbedder, FIXTURE_MANIFESTS, ingestFixtures, memoEmbedder, readFixture } from '../helpers/fixtures';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 
-const embedder = countingEmbedder();
+const embedder = countingEmbedder(memoEmbedder(new UseLiteEmbedder()));
 const api = createOpenApiBackend();
 let dataDir: string;
 let embedded: RunningRegistry;
@@ -32,7 +33,8 @@ beforeAll(async () => {
   await api.init();
   await ingestFixtures(embedded.ctx.db, embedder);
   await ingestFixtures(postgres.ctx.db, embedder);
-});
+  // PGlite compiles PostgreSQL (WebAssembly) at start: tens of seconds when the 2 cores are shared.
+}, 180_000);
 afterAll(async () => {
   await embedded?.stop();
   await postgres?.close();
