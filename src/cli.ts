@@ -1,8 +1,13 @@
-// ard-registry <command>: serve | ingest <file>. Reads configuration from the environment.
+// ard-registry <command>: serve | ingest <file> | mcp. Reads configuration from the environment.
+import { format } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
+import { openRegistryLibrary } from './alexandria/registry-resource-index';
 import { ConfigError, loadConfig } from './config';
 import { createContext } from './context';
-import { ingestFile } from './ingest/load-files';
+import { ALEXANDRIA_LIBRARY_FILE } from './ingest/alexandria-corpus';
+import { ingestFile, loadDemoCorpusIfEmpty } from './ingest/load-files';
+import { createLogger } from './logger';
+import { createAlexandriaMcpServer, serveMcpOverStdio } from './mcp';
 import { startRegistry } from './server';
 
 const USAGE = `usage: ard-registry <command>
@@ -10,6 +15,8 @@ const USAGE = `usage: ard-registry <command>
 commands:
   serve               start the registry (PORT, DATABASE_URL, DATA_DIR, PUBLIC_URL, ... from the environment)
   ingest <file>...    validate and load ai-catalog.json manifest files into the configured database
+  mcp                 serve the Alexandria MCP tools (search, get_resource, list_topics) over stdio on the
+                      configured database; logs go to stderr
   help                show this text
 `;
 
@@ -20,6 +27,8 @@ export async function main(argv: string[]): Promise<number> {
       return serve();
     case 'ingest':
       return ingest(args);
+    case 'mcp':
+      return mcpOverStdio();
     case undefined:
     case 'help':
     case '--help':
@@ -42,6 +51,38 @@ async function serve(): Promise<number> {
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
+  return 0;
+}
+
+/**
+ * MCP over stdio for local clients (an IDE, a desktop assistant) that spawn the registry. stdout is the
+ * protocol channel: logs go to stderr, and console output from libraries (TF.js greets on console.log) is
+ * redirected there too. Ends when the client closes stdin, or on SIGINT/SIGTERM.
+ */
+async function mcpOverStdio(): Promise<number> {
+  for (const method of ['log', 'info', 'warn', 'debug'] as const) {
+    console[method] = (...args: unknown[]) => process.stderr.write(`${format(...args)}\n`);
+  }
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, { transport: 'mcp-stdio' }, 'stderr');
+  const ctx = await createContext(config, { logger });
+  try {
+    if (config.loadDemoCorpus) await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, logger);
+    const { service } = await openRegistryLibrary({ db: ctx.db, embedder: ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
+    const server = createAlexandriaMcpServer(service, { logger });
+    const closed = new Promise<void>((resolve) => {
+      server.server.onclose = () => resolve();
+      process.stdin.once('end', () => resolve());
+      process.once('SIGTERM', () => resolve());
+      process.once('SIGINT', () => resolve());
+    });
+    const handle = await serveMcpOverStdio(server);
+    logger.info({ database: ctx.database.kind }, 'alexandria mcp server on stdio');
+    await closed;
+    await handle.close();
+  } finally {
+    await ctx.destroy();
+  }
   return 0;
 }
 

@@ -25,6 +25,14 @@ export interface RegistryConfig {
   peers: string[];
   /** Time budget of a federated search, in milliseconds. */
   federationBudgetMs: number;
+  /** How many registry-to-registry hops a federated search may take from here (1 = direct peers only). */
+  federationMaxHops: number;
+  /** Peer searches in flight at once across all requests (more wait for a slot, within the budget). */
+  federationMaxConcurrency: number;
+  /** Consecutive failures after which a peer is skipped (circuit open). */
+  federationBreakerThreshold: number;
+  /** How long an open circuit skips its peer before one trial request is let through. */
+  federationBreakerCooldownMs: number;
   crawlAllowPrivate: boolean;
   /** Reads per client per minute; 0 = no limit. */
   rateLimitPerMinute: number;
@@ -43,6 +51,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
   const names = [
     'PORT', 'HOST', 'DATABASE_URL', 'DATABASE_REPLICA_URL', 'DATA_DIR', 'PUBLIC_URL', 'LOG_LEVEL',
     'LOAD_DEMO_CORPUS', 'PAGE_TOKEN_SECRET', 'ADMIN_TOKEN', 'PEERS', 'FEDERATION_BUDGET_MS',
+    'FEDERATION_MAX_HOPS', 'FEDERATION_MAX_CONCURRENCY', 'FEDERATION_BREAKER_THRESHOLD', 'FEDERATION_BREAKER_COOLDOWN_MS',
     'CRAWL_ALLOW_PRIVATE', 'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'MAX_BODY_BYTES',
     'EMBEDDING_MODEL_DIR',
   ];
@@ -92,6 +101,10 @@ export function envToConfig(env: Env): RegistryConfig {
     adminToken: env.ADMIN_TOKEN ?? null,
     peers,
     federationBudgetMs: integer(env, 'FEDERATION_BUDGET_MS', 1500, 50, 60000),
+    federationMaxHops: integer(env, 'FEDERATION_MAX_HOPS', 1, 0, 8),
+    federationMaxConcurrency: integer(env, 'FEDERATION_MAX_CONCURRENCY', 32, 1, 1024),
+    federationBreakerThreshold: integer(env, 'FEDERATION_BREAKER_THRESHOLD', 3, 1, 1000),
+    federationBreakerCooldownMs: integer(env, 'FEDERATION_BREAKER_COOLDOWN_MS', 30000, 10, 3_600_000),
     crawlAllowPrivate: boolean(env, 'CRAWL_ALLOW_PRIVATE', false),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     redisUrl: env.REDIS_URL ?? null,

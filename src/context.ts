@@ -7,6 +7,7 @@ import type { Database } from './db/schema';
 import { getOrCreateSetting, randomSecret } from './db/settings';
 import { withQueryCache } from './embedding/embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
+import { createFederation, type Federation } from './federation/federation-service';
 import { createLogger, type Logger } from './logger';
 import { createPageTokenCodec, type PageTokenCodec } from './search/page-token';
 import type { QueryEmbedder } from './search/relevance';
@@ -18,6 +19,8 @@ export interface AppContext {
   db: Kysely<Database>;
   embedder: QueryEmbedder;
   pageTokens: PageTokenCodec;
+  /** Peer clients, circuit breakers and counters of federated search. */
+  federation: Federation;
   destroy(): Promise<void>;
 }
 
@@ -34,6 +37,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
     const secret = config.pageTokenSecret ?? (await getOrCreateSetting(database.db, 'page_token_secret', randomSecret));
     const embedder = options.embedder ?? withQueryCache(new UseLiteEmbedder());
+    const federation = createFederation(config);
     return {
       config,
       logger,
@@ -41,7 +45,9 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       db: database.db,
       embedder,
       pageTokens: createPageTokenCodec(secret),
+      federation,
       async destroy() {
+        await federation.close();
         await database.close();
       },
     };

@@ -133,3 +133,15 @@ export async function markDeleted(db: Kysely<Database>, identifiers: string[], a
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** Live entries of one media type, by identifier (e.g. every Alexandria record for the sitemap). */
+export async function listLiveEntriesOfType(db: Kysely<Database>, type: string): Promise<Array<{ entry: CatalogEntry; updatedAt: Date }>> {
+  const rows = await db
+    .selectFrom('entries')
+    .select(['entry', 'updated_at'])
+    .where('type', '=', type)
+    .where('deleted_at', 'is', null)
+    .orderBy('identifier')
+    .execute();
+  return rows.map((row) => ({ entry: row.entry as CatalogEntry, updatedAt: row.updated_at }));
+}

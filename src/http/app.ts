@@ -10,6 +10,10 @@ import { operationHandlers } from './handlers';
 import { createOpenApiBackend } from './openapi';
 import { toErrorResponse } from './error-response';
 import { describeValidationErrors } from './validation-message';
+import { openRegistryLibrary } from '../alexandria/registry-resource-index';
+import { ALEXANDRIA_LIBRARY_FILE } from '../ingest/alexandria-corpus';
+import { createAlexandriaMcpServer, mountMcpOverHttp } from '../mcp';
+import { mountLibraryRoutes } from './library-routes';
 
 export interface RegistryApp {
   app: express.Express;
@@ -43,6 +47,13 @@ export function createApp(ctx: AppContext): RegistryApp {
     res.json({ status: 'ok' });
   });
 
+  // Alexandria (docs/alexandria.md): MCP at /mcp and the static routes, outside the ARD OpenAPI document,
+  // mounted before the JSON parser and the OpenAPI catch-all (the MCP route parses its own body).
+  const library = openRegistryLibrary({ db: ctx.db, embedder: ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
+  library.catch(() => undefined); // reported through `ready`
+  mountLibraryRoutes(app, { publicUrl: ctx.config.publicUrl, db: ctx.db, library });
+  mountMcpOverHttp(app, '/mcp', async () => createAlexandriaMcpServer((await library).service, { logger: ctx.logger }), { logger: ctx.logger });
+
   app.use(express.json({ limit: ctx.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
 
   const api = createOpenApiBackend();
@@ -68,7 +79,7 @@ export function createApp(ctx: AppContext): RegistryApp {
       }),
     );
   }
-  const ready = api.init().then(() => undefined);
+  const ready = Promise.all([api.init(), library]).then(() => undefined);
 
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     try {

@@ -1,4 +1,5 @@
-// The demo corpus shipped in data/corpus (real public catalogs, licences in data/corpus/LICENSES),
+// The demo corpus shipped in data/corpus (real public catalogs, licences in data/corpus/LICENSES, plus the
+// Alexandria library, see alexandria-corpus.ts),
 // loaded on first start of an empty index so a newcomer can search right away.
 import fs from 'node:fs';
 import path from 'node:path';

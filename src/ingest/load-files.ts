@@ -5,6 +5,7 @@ import { ingestManifest } from './ingest-manifest';
 import { readManifestFile } from './manifest-source';
 import { countLiveEntries } from '../catalog/entry-repository';
 import { demoManifestPaths } from './demo-corpus';
+import { ALEXANDRIA_LIBRARY_FILE, ingestAlexandriaLibrary } from './alexandria-corpus';
 import type { Logger } from '../logger';
 
 export async function ingestFile(
@@ -33,20 +34,33 @@ export async function loadDemoCorpusIfEmpty(deps: IngestDeps, logger: Logger): P
   for (const [i, file] of files.entries()) {
     const fileStarted = Date.now();
     const manifest = `${i + 1}/${files.length} ${path.basename(file)}`;
-    let logged = 0;
-    const report = await ingestFile(deps, file, (done, total) => {
-      if (done - logged >= DEMO_PROGRESS_EVERY || (done === total && logged > 0)) {
-        logged = done;
-        logger.info({ manifest, embedded: done, of: total }, 'demo corpus: embedding entries');
-      }
-    });
+    const report = await ingestFile(deps, file, progressLog(logger, manifest));
     logger.info(
       { manifest, added: report.added, updated: report.updated, rejected: report.rejected.length, ms: Date.now() - fileStarted },
       'demo corpus manifest loaded',
     );
     reports.push(report);
   }
+  // The Alexandria library is part of the demo corpus: a schema v1 file mapped to catalog entries.
+  const libraryStarted = Date.now();
+  const library = await ingestAlexandriaLibrary(deps, ALEXANDRIA_LIBRARY_FILE, progressLog(logger, path.basename(ALEXANDRIA_LIBRARY_FILE)));
+  logger.info(
+    { file: ALEXANDRIA_LIBRARY_FILE, added: library.added, updated: library.updated, rejected: library.rejected.length, ms: Date.now() - libraryStarted },
+    'demo corpus: Alexandria library loaded',
+  );
+  reports.push(library);
   const added = reports.reduce((n, r) => n + r.added, 0);
   logger.info({ added, ms: Date.now() - started }, 'demo corpus loaded');
   return reports;
+}
+
+/** An onProgress callback that logs every DEMO_PROGRESS_EVERY entries embedded, and the last one. */
+function progressLog(logger: Logger, manifest: string): (done: number, total: number) => void {
+  let logged = 0;
+  return (done, total) => {
+    if (done - logged >= DEMO_PROGRESS_EVERY || (done === total && logged > 0)) {
+      logged = done;
+      logger.info({ manifest, embedded: done, of: total }, 'demo corpus: embedding entries');
+    }
+  };
 }

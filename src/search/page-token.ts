@@ -31,7 +31,7 @@ export function createPageTokenCodec(secret: string): PageTokenCodec {
     },
     decode(token, expectedQuery) {
       const invalid = (why: string) => new InvalidArgumentError(`pageToken is invalid: ${why}`);
-      if (token.length > 8192) throw invalid('it is too long');
+      if (token.length > 16384) throw invalid('it is too long');
       const [body, signature, extra] = token.split('.');
       if (!body || !signature || extra !== undefined) throw invalid('it was not issued by this registry');
       const expected = sign(body);

@@ -1,20 +1,23 @@
-// POST /search (ARD §7.2)
-import { searchIndex } from '../../search/search-service';
+// POST /search (ARD §7.2), federated per ARD §8: `federation` picks none, referrals or auto (default).
+import { federatedSearch, type FederationMode } from '../../federation/federated-search';
+import { readFederationHop } from '../../federation/loop-guard';
 import type { QueryFilter } from '../../search/query-filter';
 import type { Handler } from '../handler';
 
 interface SearchRequestBody {
   query: { text: string; filter?: QueryFilter };
-  federation?: 'auto' | 'referrals' | 'none';
+  federation?: FederationMode;
   pageSize?: number;
   pageToken?: string;
 }
 
 export const searchAgents: Handler = async (ctx, request) => {
   const body = request.body as SearchRequestBody;
-  const result = await searchIndex(
-    { db: ctx.db, embedder: ctx.embedder, pageTokens: ctx.pageTokens, publicUrl: ctx.config.publicUrl },
-    { text: body.query.text, filter: body.query.filter, pageSize: body.pageSize, pageToken: body.pageToken },
+  const { config } = ctx;
+  const hop = readFederationHop(request.headers, { maxHops: config.federationMaxHops, budgetMs: config.federationBudgetMs });
+  const result = await federatedSearch(
+    { db: ctx.db, embedder: ctx.embedder, pageTokens: ctx.pageTokens, publicUrl: config.publicUrl, configuredPeers: config.peers, federation: ctx.federation, logger: ctx.logger },
+    { mode: body.federation ?? 'auto', text: body.query.text, filter: body.query.filter, pageSize: body.pageSize, pageToken: body.pageToken, hop },
   );
   return { status: 200, body: result };
 };

@@ -1,0 +1,70 @@
+/**
+ * The production `ResourceIndex`: the registry's own store and ranking engine. `search` is POST /search's
+ * engine (prepareQuery + rankEntries, same relevance, same cutoff, same filter compiler), `getEntry` is the
+ * exact live-entry lookup, and `facetCounts` is the database facet count POST /explore uses.
+ *
+ * Sponsorship cannot influence the relevance: the ranked text (searchableText: name, description, tags,
+ * capabilities) and the embeddings never read `metadata`, where `sponsored` lives.
+ */
+import type { Kysely } from 'kysely';
+
+import { getLiveEntry, listLiveEntriesOfType } from '../catalog/entry-repository';
+import type { Database } from '../db/schema';
+import { countFacetValues } from '../search/facet-counts';
+import { normaliseFilter, type QueryFilter } from '../search/query-filter';
+import { prepareQuery, type QueryEmbedder } from '../search/relevance';
+import { rankEntries } from '../search/search-service';
+import { AlexandriaLibraryService } from './library-service';
+import type { IndexFilter, IndexSearchParams, IndexSearchResult, ResourceIndex } from './library-service';
+import { ALEXANDRIA_MEDIA_TYPE, catalogEntryToRecord } from './mapping';
+import { type AlexandriaLibrary, type AlexandriaRecord, loadAlexandriaLibrary } from './record';
+
+export interface RegistryIndexDeps {
+  db: Kysely<Database>;
+  embedder: QueryEmbedder;
+}
+
+export class RegistryResourceIndex implements ResourceIndex {
+  constructor(private readonly deps: RegistryIndexDeps) {}
+
+  async search(params: IndexSearchParams): Promise<IndexSearchResult> {
+    const { db, embedder } = this.deps;
+    const query = await prepareQuery(db, embedder, params.text.trim());
+    const ranked = await rankEntries(db, query, normaliseFilter(toQueryFilter(params.filter)));
+    return {
+      entries: ranked.slice(0, params.limit).map((r) => ({ entry: r.entry, score: r.score })),
+      total: ranked.length,
+    };
+  }
+
+  async getEntry(identifier: string) {
+    return (await getLiveEntry(this.deps.db, identifier))?.entry ?? null;
+  }
+
+  async facetCounts(field: string, filter: IndexFilter) {
+    return countFacetValues(this.deps.db, field, normaliseFilter(toQueryFilter(filter)));
+  }
+}
+
+function toQueryFilter(filter: IndexFilter): QueryFilter {
+  return Object.fromEntries(Object.entries(filter).map(([path, values]) => [path, [...values]]));
+}
+
+/** Every stored Alexandria record (live entries of the Alexandria type), by identifier. */
+export async function listStoredRecords(db: Kysely<Database>): Promise<Array<{ record: AlexandriaRecord; updatedAt: Date }>> {
+  const rows = await listLiveEntriesOfType(db, ALEXANDRIA_MEDIA_TYPE);
+  return rows.map(({ entry, updatedAt }) => ({ record: catalogEntryToRecord(entry), updatedAt }));
+}
+
+export interface RegistryLibrary {
+  /** The library file as shipped (taxonomy, use cases, records as ingested). */
+  library: AlexandriaLibrary;
+  service: AlexandriaLibraryService;
+}
+
+/** The three tools' service over the registry's store; the taxonomy comes from the library file. */
+export async function openRegistryLibrary(deps: RegistryIndexDeps, libraryFile: string): Promise<RegistryLibrary> {
+  const library = await loadAlexandriaLibrary(libraryFile);
+  const service = new AlexandriaLibraryService({ index: new RegistryResourceIndex(deps), topics: library.topics });
+  return { library, service };
+}
