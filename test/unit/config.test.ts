@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, envToConfig, readEnv } from '../../src/config';
 
@@ -24,6 +25,10 @@ describe('envToConfig', () => {
       adminToken: null,
       peers: [],
       federationBudgetMs: 1500,
+      federationMaxHops: 1,
+      federationMaxConcurrency: 32,
+      federationBreakerThreshold: 3,
+      federationBreakerCooldownMs: 30000,
       crawlAllowPrivate: false,
       rateLimitPerMinute: 600,
       redisUrl: null,
@@ -61,6 +66,7 @@ describe('envToConfig', () => {
     ['PORT', 'eighty', /PORT must be an integer; got 'eighty'/],
     ['PORT', '70000', /PORT must be between 0 and 65535; got 70000/],
     ['PORT', '1.5', /PORT must be an integer/],
+    ['FEDERATION_MAX_HOPS', '9', /FEDERATION_MAX_HOPS must be between 0 and 8; got 9/],
     ['FEDERATION_BUDGET_MS', '10', /FEDERATION_BUDGET_MS must be between 50 and 60000/],
     ['RATE_LIMIT_PER_MINUTE', '-1', /RATE_LIMIT_PER_MINUTE must be between 0/],
     ['REQUEST_TIMEOUT_MS', 'soon', /REQUEST_TIMEOUT_MS must be an integer/],
@@ -80,5 +86,15 @@ describe('envToConfig', () => {
     }
     expect(thrown).toBeInstanceOf(ConfigError);
     expect((thrown as Error).message).toMatch(message);
+  });
+});
+
+describe('documentation', () => {
+  it('docs/configuration.md lists every variable readEnv reads', () => {
+    const read: string[] = [];
+    readEnv(new Proxy({}, { get: (_target, name) => (read.push(String(name)), undefined) }));
+    const doc = fs.readFileSync(path.resolve(__dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
+    expect(read.length).toBeGreaterThan(10);
+    expect(read.filter((name) => !doc.includes(`| \`${name}\` |`))).toEqual([]);
   });
 });
