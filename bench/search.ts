@@ -94,10 +94,15 @@ async function hnswRecall(db: Kysely<Database>, embedder: QueryEmbedder, texts: 
       SELECT v.identifier FROM entry_vectors v WHERE v.model = ${q.model} AND v.field = 'doc'
       ORDER BY ${embeddingColumnSql(q)} <=> ${vectorSql(q)} LIMIT 10`;
     if (!indexUsed) {
+      // Whether the planner picks the index on its own (it does at 10k rows, not at a few hundred).
       const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN ${query}`.execute(db);
       indexUsed = plan.rows.some((r) => r['QUERY PLAN'].includes('entry_vectors_use_lite_doc_hnsw'));
     }
-    const approx = (await query.execute(db)).rows.map((r) => r.identifier);
+    // Small tables get a sequential scan by choice: force the index so its recall is what is measured.
+    const approx = await db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+      return (await query.execute(trx)).rows.map((r) => r.identifier);
+    });
     const exact = await db.transaction().execute(async (trx) => {
       await sql`SET LOCAL enable_indexscan = off`.execute(trx);
       return (await query.execute(trx)).rows.map((r) => r.identifier);
@@ -156,7 +161,7 @@ export async function runSearchBench(): Promise<void> {
       ['latency p50 / p99, repeated query (cached embedding)', `${percentile(warm, 50).toFixed(1)} / ${percentile(warm, 99).toFixed(1)} ms`, ''],
       ['throughput, sequential', `${(cold.length / seqSeconds).toFixed(1)} req/s`, ''],
       [`throughput, concurrency ${CONCURRENCY} (${THROUGHPUT_SECONDS} s, new texts)`, `${(done / THROUGHPUT_SECONDS).toFixed(1)} req/s`, `p50 ${percentile(concurrent, 50).toFixed(0)} ms, p99 ${percentile(concurrent, 99).toFixed(0)} ms`],
-      ['HNSW recall@10 vs exact (100 queries)', recall.recall.toFixed(3), `target >= 0.95; index used: ${recall.indexUsed ? 'yes' : 'NO'}`],
+      ['HNSW recall@10 vs exact (100 queries)', recall.recall.toFixed(3), `target >= 0.95; planner picks the index unforced: ${recall.indexUsed ? 'yes' : 'no'}`],
       ['process RSS (server + load generator, in-process)', `${rss.toFixed(0)} MB`, 'target < 600 MB'],
     ]);
   } finally {
