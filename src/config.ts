@@ -34,9 +34,14 @@ export interface RegistryConfig {
   /** How long an open circuit skips its peer before one trial request is let through. */
   federationBreakerCooldownMs: number;
   crawlAllowPrivate: boolean;
+  /** Web ingestion (ARD §6): see docs/ingestion.md. */
+  crawl: CrawlConfig;
   /** Reads per client per minute; 0 = no limit. */
   rateLimitPerMinute: number;
+  /** Redis shared by every registry process for rate-limit counters; unset = counted in-process. */
   redisUrl: string | null;
+  /** Proxy hops in front of the registry whose X-Forwarded-For is trusted for the client address; 0 = none. */
+  trustProxy: number;
   /** Hard limit on one request's duration. */
   requestTimeoutMs: number;
   /** Largest accepted request body. */
@@ -44,6 +49,31 @@ export interface RegistryConfig {
   /** A local ONNX sentence-embedding model folder; unset = the bundled model. */
   embeddingModelDir: string | null;
 }
+
+export interface CrawlConfig {
+  /** Default re-crawl interval of a source, in seconds. */
+  intervalSeconds: number;
+  /** Sent on every crawl request; robots.txt groups match its product token. */
+  userAgent: string;
+  /** Most entries one source may list, nested catalogs included; more and the crawl fails, changing nothing. */
+  maxEntries: number;
+  /** How deep nested catalogs are followed (the root catalog is depth 0). */
+  maxDepth: number;
+  /** Largest catalog body accepted, in bytes. */
+  maxBytes: number;
+  /** Deadline for one catalog request (all redirects and the whole body), in ms. */
+  timeoutMs: number;
+  /** Minimum spacing between two requests to one host, in ms. */
+  hostDelayMs: number;
+  /** Sources crawled at once by one registry process. */
+  concurrency: number;
+  /** Run the scheduler that re-crawls due sources (off: only admin/CLI-triggered crawls). */
+  schedulerEnabled: boolean;
+  /** How often the scheduler looks for due sources, in ms. */
+  pollMs: number;
+}
+
+export const DEFAULT_CRAWL_USER_AGENT = 'ard-registry/0.1 (+https://github.com/ard-registry/ard-registry; ARD crawler)';
 
 export type Env = Record<string, string | undefined>;
 
@@ -53,7 +83,8 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     'LOAD_DEMO_CORPUS', 'PAGE_TOKEN_SECRET', 'ADMIN_TOKEN', 'PEERS', 'FEDERATION_BUDGET_MS',
     'FEDERATION_MAX_HOPS', 'FEDERATION_MAX_CONCURRENCY', 'FEDERATION_BREAKER_THRESHOLD', 'FEDERATION_BREAKER_COOLDOWN_MS',
     'CRAWL_ALLOW_PRIVATE', 'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'MAX_BODY_BYTES',
-    'EMBEDDING_MODEL_DIR',
+    'EMBEDDING_MODEL_DIR', 'TRUST_PROXY', 'CRAWL_INTERVAL_SECONDS', 'CRAWL_USER_AGENT', 'CRAWL_MAX_ENTRIES', 'CRAWL_MAX_DEPTH',
+    'CRAWL_MAX_BYTES', 'CRAWL_TIMEOUT_MS', 'CRAWL_HOST_DELAY_MS', 'CRAWL_CONCURRENCY', 'CRAWL_SCHEDULER', 'CRAWL_POLL_MS',
   ];
   const out: Env = {};
   for (const name of names) {
@@ -88,6 +119,9 @@ export function envToConfig(env: Env): RegistryConfig {
         throw new ConfigError(`PEERS must be a comma-separated list of absolute URLs; '${p}' is not one`);
       }
     });
+  if (env.DATABASE_REPLICA_URL && !databaseUrl) {
+    throw new ConfigError('DATABASE_REPLICA_URL needs DATABASE_URL: the embedded database has no replicas');
+  }
   return {
     port,
     host,
@@ -106,8 +140,21 @@ export function envToConfig(env: Env): RegistryConfig {
     federationBreakerThreshold: integer(env, 'FEDERATION_BREAKER_THRESHOLD', 3, 1, 1000),
     federationBreakerCooldownMs: integer(env, 'FEDERATION_BREAKER_COOLDOWN_MS', 30000, 10, 3_600_000),
     crawlAllowPrivate: boolean(env, 'CRAWL_ALLOW_PRIVATE', false),
+    crawl: {
+      intervalSeconds: integer(env, 'CRAWL_INTERVAL_SECONDS', 3600, 1, 30 * 86400),
+      userAgent: env.CRAWL_USER_AGENT ?? DEFAULT_CRAWL_USER_AGENT,
+      maxEntries: integer(env, 'CRAWL_MAX_ENTRIES', 10000, 1, 1_000_000),
+      maxDepth: integer(env, 'CRAWL_MAX_DEPTH', 3, 0, 10),
+      maxBytes: integer(env, 'CRAWL_MAX_BYTES', 10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+      timeoutMs: integer(env, 'CRAWL_TIMEOUT_MS', 30000, 100, 600000),
+      hostDelayMs: integer(env, 'CRAWL_HOST_DELAY_MS', 1000, 0, 600000),
+      concurrency: integer(env, 'CRAWL_CONCURRENCY', 2, 1, 64),
+      schedulerEnabled: boolean(env, 'CRAWL_SCHEDULER', true),
+      pollMs: integer(env, 'CRAWL_POLL_MS', 15000, 50, 3600000),
+    },
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     redisUrl: env.REDIS_URL ?? null,
+    trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 10),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10000, 100, 600000),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     embeddingModelDir: env.EMBEDDING_MODEL_DIR ?? null,

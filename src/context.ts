@@ -1,7 +1,10 @@
 // Wires everything once from the configuration; `destroy()` closes what it opened, in reverse.
 import type { Kysely } from 'kysely';
 import type { RegistryConfig } from './config';
+import { createWebCrawler } from './crawl';
+import type { Crawler } from './crawl';
 import { connectDatabase, type DatabaseHandle } from './db/connect';
+import { connectRedis, type RedisHandle } from './db/redis';
 import { migrateToLatest } from './db/migrate';
 import type { Database } from './db/schema';
 import { getOrCreateSetting, randomSecret } from './db/settings';
@@ -9,6 +12,9 @@ import { withQueryCache } from './embedding/embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
 import { createFederation, type Federation } from './federation/federation-service';
 import { createLogger, type Logger } from './logger';
+import { registerFederationMetrics } from './observability/federation-metrics';
+import { createMetrics, type RegistryMetrics } from './observability/metrics';
+import type { HttpClient } from './outbound';
 import { createPageTokenCodec, type PageTokenCodec } from './search/page-token';
 import type { QueryEmbedder } from './search/relevance';
 
@@ -16,9 +22,17 @@ export interface AppContext {
   config: RegistryConfig;
   logger: Logger;
   database: DatabaseHandle;
+  /** The primary: writes. */
   db: Kysely<Database>;
+  /** Queries: the read replica (DATABASE_REPLICA_URL) when configured, else the primary. */
+  readDb: Kysely<Database>;
+  /** Shared rate-limit counters (REDIS_URL); null = counted in this process. */
+  redis: RedisHandle | null;
+  metrics: RegistryMetrics;
   embedder: QueryEmbedder;
   pageTokens: PageTokenCodec;
+  /** Web ingestion (src/crawl): crawls registered sources on demand; the scheduler lives in server.ts. */
+  crawler: Crawler;
   /** Peer clients, circuit breakers and counters of federated search. */
   federation: Federation;
   destroy(): Promise<void>;
@@ -27,31 +41,51 @@ export interface AppContext {
 export interface ContextOptions {
   logger?: Logger;
   embedder?: QueryEmbedder;
+  /** The crawler's HTTP client (tests inject one with a fake resolver); default from the crawl config. */
+  crawlHttp?: HttpClient;
 }
 
 export async function createContext(config: RegistryConfig, options: ContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const database = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await connectDatabase({
+    databaseUrl: config.databaseUrl,
+    databaseReplicaUrl: config.databaseReplicaUrl,
+    dataDir: config.dataDir,
+  });
+  let redis: RedisHandle | null = null;
   try {
     const applied = await migrateToLatest(database.db);
     if (applied.length > 0) logger.info({ applied }, 'database migrated');
     const secret = config.pageTokenSecret ?? (await getOrCreateSetting(database.db, 'page_token_secret', randomSecret));
     const embedder = options.embedder ?? withQueryCache(new UseLiteEmbedder());
+    // Redis first: the only step after this point that can fail, so nothing opened below leaks.
+    if (config.redisUrl) redis = await connectRedis(config.redisUrl, logger);
+    const opened = redis;
+    const crawler = createWebCrawler({ db: database.db, embedder, config, logger }, options.crawlHttp);
     const federation = createFederation(config);
+    const metrics = createMetrics();
+    registerFederationMetrics(metrics, federation);
     return {
       config,
       logger,
       database,
       db: database.db,
+      readDb: database.readDb,
+      redis,
+      metrics,
       embedder,
       pageTokens: createPageTokenCodec(secret),
+      crawler,
       federation,
       async destroy() {
+        await crawler.close();
         await federation.close();
+        await opened?.close();
         await database.close();
       },
     };
   } catch (error) {
+    await redis?.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw error;
   }

@@ -11,6 +11,8 @@ export interface EntryToStore {
   host: HostInfo | undefined;
   origin: string;
   fetchedAt: Date;
+  /** The crawl source it came from; absent for files (stored as null). */
+  sourceId?: string | null;
 }
 
 export interface PreparedEntry extends EntryToStore {
@@ -23,15 +25,18 @@ export function prepareEntry(input: EntryToStore): PreparedEntry {
 }
 
 /** Content hashes of the given identifiers (deleted ones included), to skip unchanged entries. */
-export async function storedHashes(db: Kysely<Database>, identifiers: string[]): Promise<Map<string, { hash: string; deleted: boolean }>> {
-  const out = new Map<string, { hash: string; deleted: boolean }>();
+export async function storedHashes(
+  db: Kysely<Database>,
+  identifiers: string[],
+): Promise<Map<string, { hash: string; deleted: boolean; sourceId: string | null; origin: string }>> {
+  const out = new Map<string, { hash: string; deleted: boolean; sourceId: string | null; origin: string }>();
   for (let i = 0; i < identifiers.length; i += 1000) {
     const rows = await db
       .selectFrom('entries')
-      .select(['identifier', 'content_hash', 'deleted_at'])
+      .select(['identifier', 'content_hash', 'deleted_at', 'source_id', 'origin'])
       .where('identifier', 'in', identifiers.slice(i, i + 1000))
       .execute();
-    for (const r of rows) out.set(r.identifier, { hash: r.content_hash, deleted: r.deleted_at !== null });
+    for (const r of rows) out.set(r.identifier, { hash: r.content_hash, deleted: r.deleted_at !== null, sourceId: r.source_id === null ? null : String(r.source_id), origin: r.origin });
   }
   return out;
 }
@@ -63,6 +68,7 @@ export async function upsertEntries(db: Kysely<Database>, items: PreparedEntry[]
           updated_at: item.entry.updatedAt ?? item.fetchedAt,
           deleted_at: null,
           search_text: item.text,
+          source_id: item.sourceId ?? null,
         })),
       )
       .onConflict((oc) =>
@@ -82,6 +88,7 @@ export async function upsertEntries(db: Kysely<Database>, items: PreparedEntry[]
           updated_at: eb.ref('excluded.updated_at'),
           deleted_at: null,
           search_text: eb.ref('excluded.search_text'),
+          source_id: eb.ref('excluded.source_id'),
         })),
       )
       .execute();
@@ -132,6 +139,50 @@ export async function markDeleted(db: Kysely<Database>, identifiers: string[], a
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** Live entries that came from `sourceId` (identifier, origin and stored entry). */
+export async function liveEntriesOfSource(
+  db: Kysely<Database>,
+  sourceId: string,
+): Promise<Array<{ identifier: string; origin: string; entry: CatalogEntry }>> {
+  const rows = await db
+    .selectFrom('entries')
+    .select(['identifier', 'origin', 'entry'])
+    .where('source_id', '=', sourceId)
+    .where('deleted_at', 'is', null)
+    .execute();
+  return rows.map((r) => ({ identifier: r.identifier, origin: r.origin, entry: r.entry as CatalogEntry }));
+}
+
+/** Of `identifiers`, the live ones held by a crawl source other than `sourceId`, with that source. */
+export async function liveClaimsOfOtherSources(db: Kysely<Database>, identifiers: string[], sourceId: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < identifiers.length; i += 1000) {
+    const rows = await db
+      .selectFrom('entries')
+      .select(['identifier', 'source_id'])
+      .where('identifier', 'in', identifiers.slice(i, i + 1000))
+      .where('deleted_at', 'is', null)
+      .where('source_id', 'is not', null)
+      .where('source_id', '<>', sourceId)
+      .execute();
+    for (const r of rows) out.set(r.identifier, r.source_id as string);
+  }
+  return out;
+}
+
+/** Tombstones the live entries of `sourceId` whose identifier is not in `keep`; returns the identifiers removed. */
+export async function tombstoneMissingFromSource(db: Kysely<Database>, sourceId: string, keep: Set<string>, at: Date): Promise<string[]> {
+  const live = await db
+    .selectFrom('entries')
+    .select('identifier')
+    .where('source_id', '=', sourceId)
+    .where('deleted_at', 'is', null)
+    .execute();
+  const gone = live.map((r) => r.identifier).filter((id) => !keep.has(id));
+  for (let i = 0; i < gone.length; i += 1000) await markDeleted(db, gone.slice(i, i + 1000), at);
+  return gone;
 }
 
 /** Live entries of one media type, by identifier (e.g. every Alexandria record for the sitemap). */

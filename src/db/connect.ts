@@ -7,14 +7,19 @@ import pg from 'pg';
 import type { Database } from './schema';
 
 export interface DatabaseHandle {
+  /** The primary: every write, and reads that must see them (ingestion, settings, migrations). */
   db: Kysely<Database>;
+  /** Queries (search, explore, list, get): the read replica when one is configured, else `db`. */
+  readDb: Kysely<Database>;
   kind: 'postgres' | 'embedded';
-  /** Closes the pool (and the embedded database). */
+  /** Closes the pools (and the embedded database). */
   close(): Promise<void>;
 }
 
 export interface ConnectOptions {
   databaseUrl: string | null;
+  /** A streaming replica of `databaseUrl`, opened read-only. */
+  databaseReplicaUrl?: string | null;
   dataDir: string;
   poolSize?: number;
   /** Fail a query that has not started after this long waiting for a connection. */
@@ -23,27 +28,36 @@ export interface ConnectOptions {
 }
 
 export async function connectDatabase(options: ConnectOptions): Promise<DatabaseHandle> {
-  if (options.databaseUrl) return connectPostgres(options.databaseUrl, options);
-  return connectEmbedded(options.dataDir);
+  if (!options.databaseUrl) return connectEmbedded(options.dataDir);
+  const db = postgresPool(options.databaseUrl, options);
+  const replica = options.databaseReplicaUrl ? postgresPool(options.databaseReplicaUrl, options, { readOnly: true }) : null;
+  return {
+    db,
+    readDb: replica ?? db,
+    kind: 'postgres',
+    close: async () => {
+      await Promise.all([db.destroy(), replica?.destroy()]);
+    },
+  };
 }
 
-function connectPostgres(url: string, options: ConnectOptions): DatabaseHandle {
+function postgresPool(url: string, options: ConnectOptions, mode: { readOnly?: boolean } = {}): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
+    // A query sent to the replica by mistake fails loudly instead of writing to the wrong server.
+    ...(mode.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 3000,
     statement_timeout: options.statementTimeoutMs ?? 15000,
     // Keeps an idle pool from pinning a dead server's sockets after a database restart.
     idleTimeoutMillis: 30000,
   });
-  // An idle client losing its connection (database restart) must not crash the process.
+  // An idle client losing its connection (database restart) must not crash the process; nor may a
+  // checked-out client between two queries, which pg reports as an 'error' event on the client
+  // itself (found by test/integration/database-faults.test.ts: an unhandled 'error' killed jest).
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    db,
-    kind: 'postgres',
-    close: () => db.destroy(),
-  };
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
 async function connectEmbedded(dataDir: string): Promise<DatabaseHandle> {
@@ -58,6 +72,7 @@ async function connectEmbedded(dataDir: string): Promise<DatabaseHandle> {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
+    readDb: db,
     kind: 'embedded',
     close: async () => {
       await db.destroy();

@@ -22,6 +22,28 @@ export interface EntriesTable {
   deleted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   search_text: string;
   search_doc: ColumnType<string, never, never>;
+  /** The crawl source the entry came from; null for files and the demo corpus. */
+  source_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+}
+
+export interface SourcesTable {
+  id: ColumnType<string, never, never>;
+  location: string;
+  trusted: ColumnType<boolean, boolean | undefined, boolean>;
+  interval_seconds: number;
+  next_crawl_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  lease_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  catalog_url: string | null;
+  discovered_via: string | null;
+  validators: ColumnType<Record<string, { etag?: string; lastModified?: string }>, string | undefined, string>;
+  etag: string | null;
+  last_modified: string | null;
+  last_crawl_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  last_status: string | null;
+  last_http_status: number | null;
+  last_error: string | null;
+  last_report: ColumnType<unknown, string | null | undefined, string | null>;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
 export interface EntryVectorsTable {
@@ -46,6 +68,8 @@ export interface Database {
   entry_vectors: EntryVectorsTable;
   registry_settings: RegistrySettingsTable;
   schema_migrations: SchemaMigrationsTable;
+  sources: SourcesTable;
 }
 
 export type EntryRow = Selectable<EntriesTable>;
+export type SourceRow = Selectable<SourcesTable>;

@@ -1,19 +1,19 @@
 // POST /search across registries (ARD §8): `none` is this registry's index, `referrals` adds the
 // peer registries worth following, `auto` asks peers in parallel within a time budget and merges
 // their ranked lists with ours (fusion.ts). docs/federation.md explains the rules.
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema';
 import type { Logger } from '../logger';
 import { InvalidArgumentError } from '../errors';
-import { queryKey, type PageTokenCodec } from '../search/page-token';
+import { queryKey } from '../search/page-token';
 import { normaliseFilter, type QueryFilter } from '../search/query-filter';
-import { prepareQuery, type QueryEmbedder } from '../search/relevance';
+import { prepareQuery } from '../search/relevance';
 import {
   MAX_PAGE_SIZE,
   checkPageSize,
   checkQueryText,
   rankEntries,
   searchIndex,
+  timed,
+  type SearchDeps,
   type SearchOutput,
 } from '../search/search-service';
 import type { Federation } from './federation-service';
@@ -43,11 +43,7 @@ export interface FederatedSearchOutput extends SearchOutput {
   referrals?: RegistryReferral[];
 }
 
-export interface FederatedSearchDeps {
-  db: Kysely<Database>;
-  embedder: QueryEmbedder;
-  pageTokens: PageTokenCodec;
-  publicUrl: string;
+export interface FederatedSearchDeps extends SearchDeps {
   configuredPeers: readonly string[];
   federation: Federation;
   logger: Logger;
@@ -168,8 +164,10 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
         signal: controller.signal,
       });
     const [ranked, fetched] = await Promise.all([
-      prepareQuery(deps.db, deps.embedder, text).then((q) => rankEntries(deps.db, q, filter)),
-      Promise.all(cursors.map((c) => fetchPeerList(c, pageSize, call))),
+      timed(deps.timings, 'embedding', () => prepareQuery(deps.db, deps.embedder, text)).then((q) =>
+        timed(deps.timings, 'sql', () => rankEntries(deps.db, q, filter)),
+      ),
+      timed(deps.timings, 'federation', () => Promise.all(cursors.map((c) => fetchPeerList(c, pageSize, call)))),
     ]);
 
     const answered = fetched.filter((f): f is PeerFetch => f !== null);

@@ -1,13 +1,20 @@
 // createApp(ctx): the express application, without listening. Routing and request validation
 // come from the ARD OpenAPI document; every error leaves through toErrorResponse.
 import { randomUUID } from 'node:crypto';
+import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
 import pinoHttp from 'pino-http';
 import type { AppContext } from '../context';
-import { InvalidArgumentError, MethodNotAllowedError, NotFoundError } from '../errors';
+import { InvalidArgumentError, MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from '../errors';
+import { requestScope } from '../logger';
 import type { HandlerRequest, HandlerResponse } from './handler';
 import { operationHandlers } from './handlers';
+import { checkReadiness } from './health';
+import { createAdminRouter } from './admin-routes';
 import { createOpenApiBackend } from './openapi';
+import { createRateLimiter } from './rate-limit';
+import { jsonShapeGuard, requestDeadline } from './request-guards';
 import { toErrorResponse } from './error-response';
 import { describeValidationErrors } from './validation-message';
 import { openRegistryLibrary } from '../alexandria/registry-resource-index';
@@ -19,19 +26,42 @@ export interface RegistryApp {
   app: express.Express;
   /** Resolves once the OpenAPI document is loaded and every route is ready. */
   ready: Promise<void>;
+  /** Shutdown has begun: /readyz answers 503 and responses close their connection. */
+  drain(): void;
 }
+
+/** Routes outside the read API: not rate-limited, not cross-origin. */
+const isAdminPath = (path: string) => path === '/admin' || path.startsWith('/admin/');
+const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 export function createApp(ctx: AppContext): RegistryApp {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  app.set('trust proxy', ctx.config.trustProxy > 0 ? ctx.config.trustProxy : false);
   app.set('query parser', 'simple');
+  const api = createOpenApiBackend();
+  let draining = false;
 
   app.use((req, res, next) => {
     const incoming = req.header('x-request-id');
     const id = incoming && /^[A-Za-z0-9._-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
+    if (draining) res.setHeader('Connection', 'close');
+    requestScope.run({ requestId: id }, next);
+  });
+  app.use((req, res, next) => {
+    const start = process.hrtime.bigint();
+    res.once('finish', () => {
+      // The route template (never the raw path, whose identifiers would explode the label set).
+      const route =
+        (req.route ? `${req.baseUrl}${String(req.route.path)}` : undefined) ??
+        (api.initalized ? api.router.matchOperation({ method: req.method, path: req.path, headers: {} })?.path : undefined) ??
+        'unmatched';
+      const labels = { method: req.method, route, status: String(res.statusCode) };
+      ctx.metrics.httpRequests.inc(labels);
+      ctx.metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
+    });
     next();
   });
   app.use(
@@ -43,9 +73,49 @@ export function createApp(ctx: AppContext): RegistryApp {
     }),
   );
 
+  // JSON APIs need no CSP beyond "load nothing"; resources are readable cross-origin (CORS below).
+  app.use(
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      crossOriginResourcePolicy: { policy: 'cross-origin' },
+    }),
+  );
+  // Reads are public: any origin, no credentials. Admin routes send no CORS headers, so browsers on
+  // other origins cannot call them.
+  const readCors = cors({
+    origin: '*',
+    methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+    allowedHeaders: ['Content-Type', 'X-Request-Id'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
+    maxAge: 600,
+  });
+  app.use((req, res, next) => (isAdminPath(req.path) ? next() : readCors(req, res, next)));
+
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  app.get('/readyz', async (_req, res, next) => {
+    const readiness = await checkReadiness(ctx, draining);
+    if (readiness.ready) res.json({ status: 'ready' });
+    else next(new ServiceUnavailableError(`not ready: ${readiness.problems.join('; ')}`));
+  });
+  app.get('/metrics', async (_req, res, next) => {
+    try {
+      res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  app.use(requestDeadline(ctx.config.requestTimeoutMs));
+  const limiter = createRateLimiter({
+    perMinute: ctx.config.rateLimitPerMinute,
+    redis: ctx.redis?.client ?? null,
+    logger: ctx.logger,
+    exempt: (path) => isAdminPath(path) || OPERATIONAL_PATHS.has(path),
+  });
+  if (limiter) app.use(limiter);
+
 
   // Alexandria (docs/alexandria.md): MCP at /mcp and the static routes, outside the ARD OpenAPI document,
   // mounted before the JSON parser and the OpenAPI catch-all (the MCP route parses its own body).
@@ -55,8 +125,11 @@ export function createApp(ctx: AppContext): RegistryApp {
   mountMcpOverHttp(app, '/mcp', async () => createAlexandriaMcpServer((await library).service, { logger: ctx.logger }), { logger: ctx.logger });
 
   app.use(express.json({ limit: ctx.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(jsonShapeGuard());
 
-  const api = createOpenApiBackend();
+  // Admin routes are not part of the ARD contract: mounted before the OpenAPI router, token-guarded.
+  app.use('/admin', createAdminRouter(ctx));
+
   api.register({
     validationFail: (c) => {
       throw new InvalidArgumentError(describeValidationErrors(c.validation.errors));
@@ -89,7 +162,7 @@ export function createApp(ctx: AppContext): RegistryApp {
         req,
         res,
       )) as HandlerResponse;
-      send(res, result);
+      if (!res.headersSent) send(res, result);
     } catch (error) {
       next(error);
     }
@@ -102,7 +175,13 @@ export function createApp(ctx: AppContext): RegistryApp {
     res.status(mapped.status).set(mapped.headers).json(mapped.body);
   });
 
-  return { app, ready };
+  return {
+    app,
+    ready,
+    drain() {
+      draining = true;
+    },
+  };
 }
 
 function send(res: Response, result: HandlerResponse): void {

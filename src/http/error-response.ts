@@ -34,13 +34,16 @@ export function toErrorResponse(error: unknown, requestId: string, logger: Logge
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
 
+const PG_CODELESS_UNAVAILABLE = /^(timeout exceeded when trying to connect|Connection terminated unexpectedly|Connection terminated due to connection timeout)/i;
+
 /** pg connection failures carry a code (a node errno or SQLSTATE class 08/57P): never parse messages. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-    if (current instanceof Error && /timeout exceeded when trying to connect/i.test(current.message) && current.name === 'Error') return true;
+    // pg gives these two no code: a connect timeout, and a socket lost mid-query (database restart).
+    if (current instanceof Error && current.name === 'Error' && PG_CODELESS_UNAVAILABLE.test(current.message)) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;

@@ -51,12 +51,32 @@ export interface SearchOutput {
   pageToken?: string;
 }
 
+/** The stages of a search whose duration is reported (federation: the fan-out to peers). */
+export type SearchStage = 'embedding' | 'sql' | 'federation';
+
+/** Receives stage durations (the HTTP layer feeds them to /metrics); the domain knows no metrics library. */
+export interface SearchTimings {
+  observe(stage: SearchStage, seconds: number): void;
+}
+
 export interface SearchDeps {
   db: Kysely<Database>;
   embedder: QueryEmbedder;
   pageTokens: PageTokenCodec;
   /** This registry's public base URL, the `source` of its results. */
   publicUrl: string;
+  timings?: SearchTimings;
+}
+
+/** Runs `work`, reporting its duration as `stage` when timings are wanted. */
+export async function timed<T>(timings: SearchTimings | undefined, stage: SearchStage, work: () => Promise<T>): Promise<T> {
+  if (!timings) return work();
+  const start = performance.now();
+  try {
+    return await work();
+  } finally {
+    timings.observe(stage, (performance.now() - start) / 1000);
+  }
 }
 
 export function checkQueryText(text: string): string {
@@ -82,7 +102,9 @@ export async function searchIndex(deps: SearchDeps, input: SearchInput): Promise
   const filter = normaliseFilter(input.filter);
   const key = queryKey({ op: 'search', text, filter, pageSize });
   const offset = input.pageToken ? deps.pageTokens.decode(input.pageToken, key).o : 0;
-  const ranked = await rankEntries(deps.db, await prepareQuery(deps.db, deps.embedder, text), filter);
+  // 'embedding' includes the query's lexeme statistics, fetched in parallel with the embedding.
+  const prepared = await timed(deps.timings, 'embedding', () => prepareQuery(deps.db, deps.embedder, text));
+  const ranked = await timed(deps.timings, 'sql', () => rankEntries(deps.db, prepared, filter));
   const page = ranked.slice(offset, offset + pageSize);
   const next = offset + pageSize < ranked.length ? deps.pageTokens.encode({ q: key, o: offset + pageSize }) : undefined;
   return {

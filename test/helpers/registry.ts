@@ -12,9 +12,11 @@ export interface TestRegistry extends RunningRegistry {
 }
 
 export async function startTestRegistry(
-  options: { withDemoCorpus?: boolean; config?: Partial<RegistryConfig>; context?: ContextOptions } = {},
+  options: { withDemoCorpus?: boolean; config?: Partial<RegistryConfig>; context?: ContextOptions; database?: TestDatabase } = {},
 ): Promise<TestRegistry> {
-  const database = await createTestDatabase({ withDemoCorpus: options.withDemoCorpus ?? true });
+  // A given database is shared (several registries on one database) and left for its owner to drop.
+  const shared = options.database;
+  const database = shared ?? (await createTestDatabase({ withDemoCorpus: options.withDemoCorpus ?? true }));
   const config = loadConfig({
     port: 0,
     host: '127.0.0.1',
@@ -29,7 +31,7 @@ export async function startTestRegistry(
   try {
     registry = await startRegistry(config, options.context);
   } catch (error) {
-    await database.drop();
+    if (!shared) await database.drop();
     throw error;
   }
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -54,7 +56,7 @@ export async function startTestRegistry(
     get: (path, headers) => call('GET', path, undefined, headers),
     async close() {
       await registry.stop();
-      await database.drop();
+      if (!shared) await database.drop();
     },
   };
 }

@@ -1,0 +1,502 @@
+// Crawls one source (ARD §6): discovers its catalog, follows nested catalogs, validates every entry,
+// applies the ownership rule, then stores the result in one transaction after all network I/O and
+// embedding. A source whose catalog cannot be read keeps everything it had; entries are tombstoned
+// only when every document of the source was read.
+import type { Kysely } from 'kysely';
+import { MEDIA_TYPES, type CatalogEntry, type HostInfo } from '../catalog/catalog-entry';
+import {
+  liveClaimsOfOtherSources,
+  liveEntriesOfSource,
+  prepareEntry,
+  tombstoneMissingFromSource,
+  type PreparedEntry,
+} from '../catalog/entry-repository';
+import type { CrawlConfig } from '../config';
+import type { Database, SourceRow } from '../db/schema';
+import type { Embedder } from '../embedding/embedder';
+import { NotFoundError, ServiceUnavailableError } from '../errors';
+import { ManifestInvalidError, validateManifest, writeEntries } from '../ingest/ingest-manifest';
+import type { Logger } from '../logger';
+import { fetchRobots, findCatalogLinks, isOutboundError, type HostLimiter, type HttpClient, type RobotsRules } from '../outbound';
+import {
+  MAX_REPORTED_REJECTIONS,
+  type CrawledDocument,
+  type CrawlReport,
+  type CrawlStatus,
+  type DiscoveryMechanism,
+  type RejectedEntry,
+} from './crawl-report';
+import { hostAuthority, ownershipProblem } from './ownership';
+import { parseSourceLocation } from './source-location';
+import { claimSources, getSource, recordCrawl, releaseLease } from './source-repository';
+
+export interface CrawlerDeps {
+  db: Kysely<Database>;
+  embedder: Embedder;
+  http: HttpClient;
+  limiter: HostLimiter;
+  config: CrawlConfig;
+  logger: Logger;
+}
+
+export interface CrawlEvents {
+  /** A document was fetched, answered 304, failed or was skipped. */
+  onDocument?(document: CrawledDocument): void;
+  onEmbedProgress?(done: number, total: number): void;
+}
+
+export interface CrawlOptions {
+  signal?: AbortSignal;
+  events?: CrawlEvents;
+}
+
+export interface Crawler {
+  /** Crawls a source whose lease the caller holds; records the outcome and releases the lease. */
+  crawlClaimed(source: SourceRow, options?: CrawlOptions): Promise<CrawlReport>;
+  /** Claims and crawls source `id` now, due or not. NotFoundError; ServiceUnavailableError while another crawl runs. */
+  crawlNow(id: string, options?: CrawlOptions): Promise<CrawlReport>;
+}
+
+/** A crawl must finish within its lease; the lease is what keeps other processes off the source. */
+export const CRAWL_LEASE_SECONDS = 1800;
+const CRAWL_DEADLINE_MS = (CRAWL_LEASE_SECONDS - 60) * 1000;
+const HTML_MAX_BYTES = 256 * 1024;
+const JITTER = 0.1;
+/** Stands for "robots.txt says no" among optional discovery candidates (451: unavailable for legal reasons). */
+const ROBOTS_REFUSED = 451;
+
+/** A failure that ends the crawl with nothing changed. */
+class CrawlAbort extends Error {
+  constructor(message: string, readonly httpStatus: number | null = null) {
+    super(message);
+  }
+}
+
+type Fetched =
+  | { kind: 'json'; status: number; url: string; requested: string; json: unknown; etag?: string; lastModified?: string }
+  | { kind: 'html'; status: number; url: string; text: string }
+  | { kind: 'not-modified'; status: number; url: string; requested: string }
+  | { kind: 'http-error'; status: number; url: string };
+
+interface QueuedDocument {
+  url: string;
+  depth: number;
+  authorities: Set<string>;
+  via: DiscoveryMechanism;
+}
+
+export function createCrawler(deps: CrawlerDeps): Crawler {
+  async function crawlClaimed(source: SourceRow, options: CrawlOptions = {}): Promise<CrawlReport> {
+    const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(CRAWL_DEADLINE_MS)]) : AbortSignal.timeout(CRAWL_DEADLINE_MS);
+    const session = new CrawlSession(deps, source, signal, options.events ?? {});
+    let report: CrawlReport;
+    try {
+      report = await session.run();
+    } catch (error) {
+      // Stopped (shutdown) or a database failure: give the source back untouched, to be retried.
+      await releaseLease(deps.db, String(source.id)).catch(() => undefined);
+      throw error;
+    }
+    const interval = source.interval_seconds * 1000;
+    const nextCrawlAt = new Date(Date.now() + interval * (1 - JITTER + Math.random() * 2 * JITTER));
+    const failed = report.status === 'failed';
+    await recordCrawl(deps.db, String(source.id), {
+      status: report.status,
+      httpStatus: report.httpStatus,
+      error: report.error,
+      report,
+      catalogUrl: failed ? source.catalog_url : report.catalogUrl,
+      discoveredVia: failed ? source.discovered_via : report.discoveredVia,
+      validators: failed ? source.validators : session.newValidators(),
+      nextCrawlAt,
+    });
+    deps.logger.info(
+      { sourceId: report.sourceId, location: report.location, status: report.status, ...report.counts, error: report.error ?? undefined },
+      'source crawled',
+    );
+    return report;
+  }
+
+  return {
+    crawlClaimed,
+    async crawlNow(id, options) {
+      const [claimed] = await claimSources(deps.db, { limit: 1, leaseSeconds: CRAWL_LEASE_SECONDS, id });
+      if (!claimed) {
+        if (!(await getSource(deps.db, id))) throw new NotFoundError(`no source with id '${id}'`);
+        throw new ServiceUnavailableError(`source ${id} is being crawled right now; retry when that crawl ends`);
+      }
+      return crawlClaimed(claimed, options);
+    },
+  };
+}
+
+class CrawlSession {
+  private readonly started = new Date();
+  private readonly sourceId: string;
+  private readonly robots = new Map<string, Promise<RobotsRules>>();
+  private readonly documents: CrawledDocument[] = [];
+  private readonly rejected: RejectedEntry[] = [];
+  private rejectedCount = 0;
+  private readonly accepted: PreparedEntry[] = [];
+  private readonly kept = new Set<string>();
+  private readonly seenIdentifiers = new Set<string>();
+  private readonly visited = new Set<string>();
+  private readonly validators = new Map<string, { etag?: string; lastModified?: string }>();
+  private entriesSeen = 0;
+  /** A document of the source could not be read: store what was read, remove nothing. */
+  private incomplete = false;
+  private stored: Promise<Map<string, CatalogEntry[]>> | null = null;
+
+  constructor(
+    private readonly deps: CrawlerDeps,
+    private readonly source: SourceRow,
+    private readonly signal: AbortSignal,
+    private readonly events: CrawlEvents,
+  ) {
+    this.sourceId = String(source.id);
+  }
+
+  newValidators(): Record<string, { etag?: string; lastModified?: string }> {
+    return Object.fromEntries(this.validators);
+  }
+
+  async run(): Promise<CrawlReport> {
+    let catalogUrl: string | null = null;
+    let via: DiscoveryMechanism | null = null;
+    let httpStatus: number | null = null;
+    try {
+      const root = await this.discover();
+      catalogUrl = root.fetched.url;
+      via = root.via;
+      httpStatus = root.fetched.status;
+      await this.processDocument({ url: root.fetched.url, depth: 0, authorities: root.authorities, via }, root.fetched, true);
+      const queue = this.pendingQueue;
+      while (queue.length > 0) {
+        const next = queue.shift() as QueuedDocument;
+        await this.readNested(next);
+      }
+      if (this.documents.every((d) => d.status === 'not-modified' || d.status === 'skipped') && this.accepted.length === 0) {
+        return this.report('not-modified', catalogUrl, via, httpStatus, null, { added: 0, updated: 0, unchanged: this.kept.size }, []);
+      }
+      const { counts, removed } = await this.store();
+      return this.report(this.incomplete ? 'partial' : 'ok', catalogUrl, via, httpStatus, null, counts, removed);
+    } catch (error) {
+      if (this.signal.aborted && !(error instanceof CrawlAbort)) throw error;
+      if (error instanceof CrawlAbort) {
+        return this.report('failed', catalogUrl, via, error.httpStatus ?? httpStatus, error.message, { added: 0, updated: 0, unchanged: 0 }, []);
+      }
+      if (isOutboundError(error)) {
+        return this.report('failed', catalogUrl, via, httpStatus, `${error.code}: ${error.message}`, { added: 0, updated: 0, unchanged: 0 }, []);
+      }
+      throw error;
+    }
+  }
+
+  private readonly pendingQueue: QueuedDocument[] = [];
+
+  // ---- discovery (ARD §6.1) ----
+
+  private async discover(): Promise<{ fetched: Fetched; via: DiscoveryMechanism; authorities: Set<string> }> {
+    const location = parseSourceLocation(this.source.location);
+    const locationHost = hostAuthority(location.url.href);
+    if (!location.discover) {
+      const fetched = await this.fetchAllowed(location.url.href, true);
+      if (fetched.kind === 'html') {
+        const link = findCatalogLinks(fetched.text, fetched.url)[0];
+        if (!link) throw new CrawlAbort(`${fetched.url} is an HTML page without <link rel="ai-catalog">`, fetched.status);
+        return this.rootFrom(await this.fetchAllowed(link, false), 'html-link', locationHost);
+      }
+      return this.rootFrom(fetched, 'url', locationHost);
+    }
+    const origin = location.url.origin;
+    const robots = await this.robotsFor(origin);
+    const candidates: Array<{ url: string; via: DiscoveryMechanism }> = [
+      { url: `${origin}/.well-known/ai-catalog.json`, via: 'well-known' },
+      { url: `${origin}/.well-known/ard.json`, via: 'ard.json' },
+      ...robots.agentmaps().map((url) => ({ url, via: 'agentmap' as const })),
+    ];
+    const tried: string[] = [];
+    for (const candidate of candidates) {
+      const fetched = await this.fetchAllowed(candidate.url, false, true);
+      if (fetched.kind === 'http-error' && fetched.status >= 400 && fetched.status < 500 && fetched.status !== 429) {
+        tried.push(`${candidate.url} (${fetched.status === ROBOTS_REFUSED ? 'disallowed by robots.txt' : `HTTP ${fetched.status}`})`);
+        continue;
+      }
+      return this.rootFrom(fetched, candidate.via, locationHost);
+    }
+    const page = await this.fetchAllowed(`${origin}/`, true, true);
+    if (page.kind === 'html') {
+      const link = findCatalogLinks(page.text, page.url)[0];
+      if (link) return this.rootFrom(await this.fetchAllowed(link, false), 'html-link', locationHost);
+    }
+    throw new CrawlAbort(
+      `no catalog found for ${this.source.location}: tried ${tried.join(', ') || 'nothing allowed'}, Agentmap lines in robots.txt, ` +
+        `and <link rel="ai-catalog"> on ${origin}/ (DNS discovery is not implemented)`,
+    );
+  }
+
+  private rootFrom(fetched: Fetched, via: DiscoveryMechanism, locationHost: string) {
+    if (fetched.kind === 'http-error') throw new CrawlAbort(`${fetched.url} answered HTTP ${fetched.status}`, fetched.status);
+    if (fetched.kind === 'html') throw new CrawlAbort(`${fetched.url} is an HTML page, not an ai-catalog manifest`, fetched.status);
+    return { fetched, via, authorities: new Set([locationHost, hostAuthority(fetched.url)]) };
+  }
+
+  // ---- documents ----
+
+  private async readNested(doc: QueuedDocument): Promise<void> {
+    if (this.visited.has(doc.url)) {
+      this.note({ url: doc.url, depth: doc.depth, status: 'skipped', reason: 'cycle: this catalog was already read in this crawl' });
+      return;
+    }
+    if (doc.depth > this.deps.config.maxDepth) {
+      this.note({ url: doc.url, depth: doc.depth, status: 'skipped', reason: `nesting deeper than CRAWL_MAX_DEPTH=${this.deps.config.maxDepth}` });
+      return;
+    }
+    let fetched: Fetched;
+    try {
+      fetched = await this.fetchAllowed(doc.url, false);
+    } catch (error) {
+      if (error instanceof CrawlAbort || isOutboundError(error)) {
+        if (this.signal.aborted) throw error;
+        this.incomplete = true;
+        const reason = isOutboundError(error) ? `${error.code}: ${error.message}` : error.message;
+        this.note({ url: doc.url, depth: doc.depth, status: 'failed', reason, httpStatus: error instanceof CrawlAbort ? error.httpStatus ?? undefined : undefined });
+        return;
+      }
+      throw error;
+    }
+    if (fetched.kind === 'http-error' || fetched.kind === 'html') {
+      this.incomplete = true;
+      const reason = fetched.kind === 'html' ? 'an HTML page, not an ai-catalog manifest' : `HTTP ${fetched.status}`;
+      this.note({ url: doc.url, depth: doc.depth, status: 'failed', httpStatus: fetched.status, reason });
+      return;
+    }
+    await this.processDocument({ ...doc, authorities: new Set([...doc.authorities, hostAuthority(fetched.url)]) }, fetched, false);
+  }
+
+  /** Reads a fetched (200 or 304) document; for the root, an unreadable manifest ends the crawl. */
+  private async processDocument(doc: QueuedDocument, fetched: Fetched, isRoot: boolean): Promise<void> {
+    this.visited.add(doc.url);
+    this.visited.add(fetched.url);
+    if (fetched.kind === 'not-modified') {
+      const before = (await this.storedByOrigin()).get(fetched.url) ?? [];
+      const previous = this.source.validators[fetched.requested];
+      if (previous) this.validators.set(fetched.requested, previous);
+      for (const entry of before) {
+        this.kept.add(entry.identifier);
+        this.seenIdentifiers.add(entry.identifier);
+        if (entry.type === MEDIA_TYPES.catalog && typeof entry.url === 'string') this.enqueue(entry.url, fetched.url, doc);
+      }
+      this.note({ url: fetched.url, depth: doc.depth, status: 'not-modified', httpStatus: fetched.status, entries: before.length });
+      return;
+    }
+    if (fetched.kind !== 'json') throw new Error('unreachable: only JSON and 304 documents are processed');
+    // Listed before the catalogs it nests, reported once its entries are counted.
+    const noted: CrawledDocument = { url: fetched.url, depth: doc.depth, status: 'fetched', httpStatus: fetched.status, entries: 0 };
+    this.documents.push(noted);
+    try {
+      noted.entries = this.readManifest(fetched.json, fetched.url, doc, doc.via === 'ard.json', undefined);
+    } catch (error) {
+      if (!(error instanceof ManifestInvalidError)) throw error;
+      if (isRoot) throw new CrawlAbort(error.message, fetched.status);
+      this.incomplete = true;
+      noted.status = 'failed';
+      noted.reason = error.message;
+      return;
+    } finally {
+      this.events.onDocument?.(noted);
+    }
+    const validator = { etag: fetched.etag, lastModified: fetched.lastModified };
+    if (validator.etag || validator.lastModified) this.validators.set(fetched.requested, validator);
+  }
+
+  /** Validates one manifest (a fetched document or a nested catalog's inline `data`); returns its entry count. */
+  private readManifest(raw: unknown, docUrl: string, doc: QueuedDocument, ardJson: boolean, parentHost: HostInfo | undefined): number {
+    const manifest = ardJson ? normaliseArdJson(raw) : raw;
+    const count = Array.isArray((manifest as { entries?: unknown })?.entries) ? (manifest as { entries: unknown[] }).entries.length : 0;
+    if (this.entriesSeen + count > this.deps.config.maxEntries) {
+      throw new CrawlAbort(
+        `the source lists more than CRAWL_MAX_ENTRIES=${this.deps.config.maxEntries} entries (${docUrl} alone has ${count}); nothing was changed`,
+      );
+    }
+    this.entriesSeen += count;
+    const { host, valid, rejected } = validateManifest(manifest, docUrl);
+    const effectiveHost = host ?? parentHost;
+    for (const problem of rejected) this.reject({ url: docUrl, ...problem });
+    const indexOf = new Map<CatalogEntry, number>();
+    (manifest as { entries: unknown[] }).entries.forEach((e, i) => indexOf.set(e as CatalogEntry, i));
+    for (const entry of valid) {
+      const index = indexOf.get(entry) ?? -1;
+      const ownership = this.source.trusted ? null : ownershipProblem(entry.identifier, doc.authorities);
+      if (ownership) {
+        this.reject({ url: docUrl, index, identifier: entry.identifier, reason: ownership });
+        continue;
+      }
+      if (this.seenIdentifiers.has(entry.identifier)) {
+        this.reject({ url: docUrl, index, identifier: entry.identifier, reason: 'duplicate identifier: another catalog of this source already lists it' });
+        continue;
+      }
+      this.seenIdentifiers.add(entry.identifier);
+      this.accepted.push(prepareEntry({ entry, host: effectiveHost, origin: docUrl, fetchedAt: this.started, sourceId: this.sourceId }));
+      if (entry.type !== MEDIA_TYPES.catalog) continue;
+      if (typeof entry.url === 'string') {
+        this.enqueue(entry.url, docUrl, doc);
+      } else if (entry.data !== undefined) {
+        if (doc.depth + 1 > this.deps.config.maxDepth) {
+          this.reject({ url: docUrl, index, identifier: entry.identifier, reason: `inline catalog not read: nesting deeper than CRAWL_MAX_DEPTH=${this.deps.config.maxDepth}` });
+          continue;
+        }
+        try {
+          this.readManifest(entry.data, docUrl, { ...doc, depth: doc.depth + 1 }, false, effectiveHost);
+        } catch (error) {
+          if (!(error instanceof ManifestInvalidError)) throw error;
+          this.reject({ url: docUrl, index, identifier: entry.identifier, reason: `inline catalog data is not a valid manifest: ${error.problems.slice(0, 3).join('; ')}` });
+        }
+      }
+    }
+    return count;
+  }
+
+  private enqueue(href: string, base: string, parent: QueuedDocument): void {
+    let url: string;
+    try {
+      const parsed = new URL(href, base);
+      parsed.hash = '';
+      url = parsed.href;
+    } catch {
+      return;
+    }
+    this.pendingQueue.push({ url, depth: parent.depth + 1, authorities: parent.authorities, via: 'url' });
+  }
+
+  // ---- fetching ----
+
+  private async robotsFor(origin: string): Promise<RobotsRules> {
+    let rules = this.robots.get(origin);
+    if (!rules) {
+      rules = this.deps.limiter.schedule(new URL(origin).host, () => fetchRobots(this.deps.http, origin, { signal: this.signal, timeoutMs: this.deps.config.timeoutMs }), this.signal);
+      this.robots.set(origin, rules);
+      const loaded = await rules;
+      const delay = loaded.crawlDelayMs(this.deps.http.userAgent);
+      if (delay !== undefined) this.deps.limiter.setHostDelay(new URL(origin).host, Math.min(delay, 60_000));
+    }
+    return rules;
+  }
+
+  /**
+   * GETs `url` after checking robots.txt, politely, with the conditional headers of the last crawl.
+   * `optional`: a robots.txt refusal returns a 403-like http-error instead of ending the crawl.
+   */
+  private async fetchAllowed(url: string, allowHtml: boolean, optional = false): Promise<Fetched> {
+    const target = new URL(url);
+    const robots = await this.robotsFor(target.origin);
+    if (robots.status === 'unreachable') {
+      throw new CrawlAbort(`robots.txt of ${target.origin} is unreachable (HTTP ${robots.httpStatus ?? 'no response'}): not crawling it now (RFC 9309 §2.3.1.4)`);
+    }
+    if (!robots.isAllowed(target.href, this.deps.http.userAgent)) {
+      if (optional) return { kind: 'http-error', status: ROBOTS_REFUSED, url: target.href };
+      throw new CrawlAbort(`robots.txt of ${target.origin} disallows ${target.href}`);
+    }
+    const previous = this.source.validators[target.href];
+    const headers: Record<string, string> = {
+      Accept: allowHtml ? 'application/ai-catalog+json, application/json;q=0.9, text/html;q=0.5' : 'application/ai-catalog+json, application/json;q=0.9',
+    };
+    if (previous?.etag) headers['If-None-Match'] = previous.etag;
+    if (previous?.lastModified) headers['If-Modified-Since'] = previous.lastModified;
+    const res = await this.deps.limiter.schedule(
+      target.host,
+      () => this.deps.http.request({ url: target, headers, signal: this.signal, maxBytes: allowHtml ? Math.max(HTML_MAX_BYTES, this.deps.config.maxBytes) : this.deps.config.maxBytes, timeoutMs: this.deps.config.timeoutMs }),
+      this.signal,
+    );
+    if (res.status === 304) return { kind: 'not-modified', status: 304, url: res.url, requested: target.href };
+    if (res.status < 200 || res.status >= 300) return { kind: 'http-error', status: res.status, url: res.url };
+    const text = res.body.toString('utf8').replace(/^\uFEFF/, '');
+    if (allowHtml && /html/i.test(res.headers['content-type'] ?? '')) return { kind: 'html', status: res.status, url: res.url, text };
+    try {
+      return { kind: 'json', status: res.status, url: res.url, requested: target.href, json: JSON.parse(text), etag: res.headers.etag, lastModified: res.headers['last-modified'] };
+    } catch (error) {
+      throw new CrawlAbort(`${res.url} is not valid JSON: ${(error as Error).message}`, res.status);
+    }
+  }
+
+  private storedByOrigin(): Promise<Map<string, CatalogEntry[]>> {
+    this.stored ??= liveEntriesOfSource(this.deps.db, this.sourceId).then((rows) => {
+      const byOrigin = new Map<string, CatalogEntry[]>();
+      for (const row of rows) byOrigin.set(row.origin, [...(byOrigin.get(row.origin) ?? []), row.entry]);
+      return byOrigin;
+    });
+    return this.stored;
+  }
+
+  // ---- storing ----
+
+  private async store() {
+    const claimed = await liveClaimsOfOtherSources(this.deps.db, this.accepted.map((p) => p.entry.identifier), this.sourceId);
+    const toWrite = this.accepted.filter((item) => {
+      const other = claimed.get(item.entry.identifier);
+      if (other === undefined) return true;
+      this.reject({ url: item.origin, index: -1, identifier: item.entry.identifier, reason: `identifier already listed by source ${other}; the first source to list it keeps it` });
+      return false;
+    });
+    // Still listed but invalid (or claimed elsewhere) is not "gone": what was stored for it stays.
+    const keep = new Set<string>([...this.kept, ...this.seenIdentifiers, ...toWrite.map((p) => p.entry.identifier)]);
+    let removed: string[] = [];
+    const counts = await writeEntries({ db: this.deps.db, embedder: this.deps.embedder }, toWrite, {
+      onProgress: this.events.onEmbedProgress,
+      inTransaction: async (trx) => {
+        if (!this.incomplete) removed = await tombstoneMissingFromSource(trx, this.sourceId, keep, new Date());
+      },
+    });
+    return { counts: { ...counts, unchanged: counts.unchanged + this.kept.size }, removed };
+  }
+
+  // ---- reporting ----
+
+  private note(document: CrawledDocument): void {
+    this.documents.push(document);
+    this.events.onDocument?.(document);
+  }
+
+  private reject(problem: RejectedEntry): void {
+    this.rejectedCount++;
+    if (this.rejected.length < MAX_REPORTED_REJECTIONS) this.rejected.push(problem);
+  }
+
+  private report(
+    status: CrawlStatus,
+    catalogUrl: string | null,
+    via: DiscoveryMechanism | null,
+    httpStatus: number | null,
+    error: string | null,
+    counts: { added: number; updated: number; unchanged: number },
+    removed: string[],
+  ): CrawlReport {
+    const finished = new Date();
+    return {
+      sourceId: this.sourceId,
+      location: this.source.location,
+      status,
+      catalogUrl,
+      discoveredVia: via,
+      httpStatus,
+      error,
+      startedAt: this.started.toISOString(),
+      finishedAt: finished.toISOString(),
+      durationMs: finished.getTime() - this.started.getTime(),
+      counts: { total: this.entriesSeen + this.kept.size, ...counts, removed: removed.length, rejected: this.rejectedCount },
+      rejected: this.rejected,
+      documents: this.documents,
+      removed: removed.slice(0, 100),
+    };
+  }
+}
+
+/**
+ * ARD v0.91 `/.well-known/ard.json`: an `entries` array; other top-level members are transport-defined
+ * and ignored. Read as a v0.9 manifest so every entry goes through the same validation.
+ */
+function normaliseArdJson(raw: unknown): unknown {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const doc = raw as Record<string, unknown>;
+  return { specVersion: '1.0', ...(doc.host !== undefined ? { host: doc.host } : {}), entries: doc.entries };
+}

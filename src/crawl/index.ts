@@ -1,0 +1,46 @@
+// Web ingestion (ARD §6): see docs/ingestion.md.
+import type { Kysely } from 'kysely';
+import type { RegistryConfig } from '../config';
+import type { Database } from '../db/schema';
+import type { Embedder } from '../embedding/embedder';
+import type { Logger } from '../logger';
+import { createHostLimiter, createHttpClient, HTTP_CLIENT_DEFAULTS, type HttpClient } from '../outbound';
+import { createCrawler, type Crawler } from './crawler';
+
+export { createCrawler, CRAWL_LEASE_SECONDS } from './crawler';
+export type { Crawler, CrawlEvents, CrawlOptions } from './crawler';
+export type { CrawlReport, CrawledDocument, CrawlStatus, RejectedEntry } from './crawl-report';
+export { startCrawlScheduler, type CrawlScheduler } from './scheduler';
+export { parseSourceLocation } from './source-location';
+export * from './source-repository';
+
+/** The crawler's HTTP client: the configured User-Agent, body cap, deadlines and address policy. */
+export function createCrawlHttpClient(config: RegistryConfig): HttpClient {
+  const phase = (fallback: number) => Math.min(fallback, config.crawl.timeoutMs);
+  return createHttpClient({
+    userAgent: config.crawl.userAgent,
+    allowPrivateAddresses: config.crawlAllowPrivate,
+    maxBodyBytes: config.crawl.maxBytes,
+    totalTimeoutMs: config.crawl.timeoutMs,
+    connectTimeoutMs: phase(HTTP_CLIENT_DEFAULTS.connectTimeoutMs),
+    headersTimeoutMs: phase(HTTP_CLIENT_DEFAULTS.headersTimeoutMs),
+    bodyTimeoutMs: phase(HTTP_CLIENT_DEFAULTS.bodyTimeoutMs),
+  });
+}
+
+/** The crawler with its own HTTP client and politeness limiter; `close()` releases both. */
+export function createWebCrawler(
+  deps: { db: Kysely<Database>; embedder: Embedder; config: RegistryConfig; logger: Logger },
+  http: HttpClient = createCrawlHttpClient(deps.config),
+): Crawler & { http: HttpClient; close(): Promise<void> } {
+  const limiter = createHostLimiter({ minDelayMs: deps.config.crawl.hostDelayMs, maxConcurrentPerHost: 1 });
+  const crawler = createCrawler({ db: deps.db, embedder: deps.embedder, http, limiter, config: deps.config.crawl, logger: deps.logger });
+  return {
+    ...crawler,
+    http,
+    async close() {
+      limiter.clear();
+      await http.close();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+// Liveness and readiness, for orchestrators. /healthz answers while the process can serve HTTP and
+// never touches the database (a database outage must not get healthy processes restarted).
+// /readyz checks every database pool with `SELECT 1` under a short deadline: 503 takes the process
+// out of the load balancer until the database is back, or while it drains at shutdown.
+import { sql } from 'kysely';
+import type { AppContext } from '../context';
+
+export const READINESS_TIMEOUT_MS = 1000;
+
+export interface Readiness {
+  ready: boolean;
+  problems: string[];
+}
+
+export async function checkReadiness(ctx: Pick<AppContext, 'db' | 'readDb'>, draining: boolean): Promise<Readiness> {
+  if (draining) return { ready: false, problems: ['the registry is shutting down'] };
+  const pools = ctx.readDb === ctx.db ? { database: ctx.db } : { database: ctx.db, 'read replica': ctx.readDb };
+  const problems = (
+    await Promise.all(
+      Object.entries(pools).map(async ([name, db]) => {
+        let timer: NodeJS.Timeout | undefined;
+        const deadline = new Promise<string>((resolve) => {
+          timer = setTimeout(() => resolve(`the ${name} did not answer within ${READINESS_TIMEOUT_MS} ms`), READINESS_TIMEOUT_MS);
+        });
+        const probe = sql`SELECT 1`.execute(db).then(
+          () => null,
+          () => `the ${name} is unreachable`,
+        );
+        try {
+          return await Promise.race([probe, deadline]);
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    )
+  ).filter((p): p is string => p !== null);
+  return { ready: problems.length === 0, problems };
+}
