@@ -163,7 +163,9 @@ async function ingestOneFile(ctx: AppContext, file: string): Promise<boolean> {
     return report.rejected.length === 0;
   } catch (error) {
     bar.stop();
-    process.stderr.write(`${file}: ${(error as Error).message}\n`);
+    // Manifest errors already name the file; anything else gets it in front.
+    const message = (error as Error).message;
+    process.stderr.write(`${message.includes(file) ? message : `${file}: ${message}`}\n`);
     return false;
   }
 }

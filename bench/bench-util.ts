@@ -1,0 +1,28 @@
+// Shared by the benches: the labelled query set, percentiles, a plain table.
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface LabelledQuery {
+  id: string;
+  kind: string;
+  text: string;
+  /** ARD identifier -> grade (2 = exactly serves the need, 1 = partially); unlisted = irrelevant. */
+  relevant: Record<string, number>;
+}
+
+export function labelledQueries(): LabelledQuery[] {
+  const file = path.join(__dirname, 'relevance', 'registry-queries.json');
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { queries: LabelledQuery[] }).queries;
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+export function printTable(title: string, rows: string[][]): void {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  process.stdout.write(`\n${title}\n`);
+  for (const row of rows) process.stdout.write(`  ${row.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd()}\n`);
+}

@@ -1,0 +1,48 @@
+// Hybrid ranking sanity over the demo corpus: the lexical signal makes exact names win, the vector
+// signal finds paraphrases with no shared word, and the relevance cutoff drops what is unrelated.
+import { sql } from 'kysely';
+import { startTestRegistry, type TestRegistry } from '../helpers/registry';
+
+let registry: TestRegistry;
+
+beforeAll(async () => {
+  registry = await startTestRegistry();
+});
+afterAll(async () => {
+  await registry.close();
+});
+
+async function search(text: string) {
+  const res = await registry.post('/search', { query: { text }, pageSize: 100 });
+  expect(res.status).toBe(200);
+  return res.body.results as Array<{ identifier: string; displayName: string; score: number }>;
+}
+
+describe('hybrid ranking (ARD §7.2)', () => {
+  it.each([
+    ['Morningstar', 'urn:air:mcp.morningstar.com:mcp:morningstar-mcp-server'],
+    ['Perplexity', 'urn:air:github.com:ppl-ai:modelcontextprotocol'],
+  ])('an exact product name ranks its entry first: %s', async (name, identifier) => {
+    const results = await search(name);
+    expect(results[0].identifier).toBe(identifier);
+    expect(results[0].score).toBeGreaterThan(results[1]?.score ?? 0);
+  });
+
+  it('a paraphrase sharing no word with the entry still finds it through the vector signal', async () => {
+    const wikipedia = 'urn:air:github.com:Rudra-ravi:wikipedia-mcp';
+    const text = 'encyclopedia articles';
+    // Precondition: no lexeme of the query occurs in the entry's indexed text.
+    const overlap = await sql<{ hit: boolean }>`
+      SELECT search_doc @@ (SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) FROM unnest(tsvector_to_array(to_tsvector('english', ${text}))) l) AS hit
+      FROM entries WHERE identifier = ${wikipedia}`.execute(registry.ctx.db);
+    expect(overlap.rows).toEqual([{ hit: false }]);
+    const results = await search(text);
+    // Near the top, not necessarily first: the Alexandria library's STORM writes Wikipedia-style articles.
+    expect(results.slice(0, 3).map((r) => r.identifier)).toContain(wikipedia);
+  });
+
+  it('a query about nothing in the corpus returns no results because of the relevance cutoff', async () => {
+    expect(await search('purple elephant dancing ballet')).toEqual([]);
+    expect(await search('look at pictures of cats')).toEqual([]);
+  });
+});

@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, envToConfig, readEnv } from '../../src/config';
+
+describe('readEnv', () => {
+  it('reads only the known variables, trimmed, and drops blank ones', () => {
+    const env = readEnv({ PORT: ' 9000 ', LOG_LEVEL: '', UNRELATED: 'x', DATABASE_URL: 'postgres://h/db' });
+    expect(env).toEqual({ PORT: '9000', DATABASE_URL: 'postgres://h/db' });
+  });
+});
+
+describe('envToConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = envToConfig({});
+    // The foundation's settings; each area's group (crawl, ...) is tested with its area.
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: null,
+      databaseReplicaUrl: null,
+      dataDir: path.resolve('.data'),
+      publicUrl: 'http://localhost:8080/',
+      logLevel: 'info',
+      loadDemoCorpus: true,
+      pageTokenSecret: null,
+      adminToken: null,
+      peers: [],
+      federationBudgetMs: 1500,
+      federationMaxHops: 1,
+      federationMaxConcurrency: 32,
+      federationBreakerThreshold: 3,
+      federationBreakerCooldownMs: 30000,
+      crawlAllowPrivate: false,
+      rateLimitPerMinute: 600,
+      redisUrl: null,
+      requestTimeoutMs: 10000,
+      maxBodyBytes: 65536,
+      embeddingModelDir: null,
+    });
+  });
+
+  it('turns the demo corpus off by default when DATABASE_URL is set, and derives PUBLIC_URL from PORT', () => {
+    const config = envToConfig({ DATABASE_URL: 'postgres://db/ard', PORT: '9090' });
+    expect(config.loadDemoCorpus).toBe(false);
+    expect(config.publicUrl).toBe('http://localhost:9090/');
+    expect(config.databaseUrl).toBe('postgres://db/ard');
+  });
+
+  it('reads explicit values', () => {
+    const config = envToConfig({
+      LOAD_DEMO_CORPUS: 'off',
+      CRAWL_ALLOW_PRIVATE: 'YES',
+      PEERS: 'https://a.example/ , https://b.example/api',
+      PUBLIC_URL: 'https://registry.example/base',
+      DATA_DIR: '/tmp/ard-data',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config.loadDemoCorpus).toBe(false);
+    expect(config.crawlAllowPrivate).toBe(true);
+    expect(config.peers).toEqual(['https://a.example/', 'https://b.example/api']);
+    expect(config.publicUrl).toBe('https://registry.example/base');
+    expect(config.dataDir).toBe('/tmp/ard-data');
+    expect(config.logLevel).toBe('debug');
+  });
+
+  it.each([
+    ['PORT', 'eighty', /PORT must be an integer; got 'eighty'/],
+    ['PORT', '70000', /PORT must be between 0 and 65535; got 70000/],
+    ['PORT', '1.5', /PORT must be an integer/],
+    ['FEDERATION_MAX_HOPS', '9', /FEDERATION_MAX_HOPS must be between 0 and 8; got 9/],
+    ['FEDERATION_BUDGET_MS', '10', /FEDERATION_BUDGET_MS must be between 50 and 60000/],
+    ['RATE_LIMIT_PER_MINUTE', '-1', /RATE_LIMIT_PER_MINUTE must be between 0/],
+    ['REQUEST_TIMEOUT_MS', 'soon', /REQUEST_TIMEOUT_MS must be an integer/],
+    ['MAX_BODY_BYTES', '12', /MAX_BODY_BYTES must be between 1024/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got 'loud'/],
+    ['LOAD_DEMO_CORPUS', 'maybe', /LOAD_DEMO_CORPUS must be true or false; got 'maybe'/],
+    ['CRAWL_ALLOW_PRIVATE', '2', /CRAWL_ALLOW_PRIVATE must be true or false/],
+    ['PUBLIC_URL', 'registry.example', /PUBLIC_URL must be an absolute http\(s\) URL; got 'registry.example'/],
+    ['PUBLIC_URL', 'ftp://registry.example/', /PUBLIC_URL must be an absolute http\(s\) URL/],
+    ['PEERS', 'https://ok.example/,not a url', /PEERS must be a comma-separated list of absolute URLs; 'not a url' is not one/],
+  ])('rejects %s=%s with a ConfigError naming the variable', (name, value, message) => {
+    let thrown: unknown;
+    try {
+      envToConfig({ [name]: value });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as Error).message).toMatch(message);
+  });
+});
+
+describe('documentation', () => {
+  it('docs/configuration.md lists every variable readEnv reads', () => {
+    const read: string[] = [];
+    readEnv(new Proxy({}, { get: (_target, name) => (read.push(String(name)), undefined) }));
+    const doc = fs.readFileSync(path.resolve(__dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
+    expect(read.length).toBeGreaterThan(10);
+    expect(read.filter((name) => !doc.includes(`| \`${name}\` |`))).toEqual([]);
+  });
+});
