@@ -5,7 +5,6 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runSearchBench } from './search';
-import { runSearchRelevanceBench } from './search-relevance';
 
 const OTHER_BENCHES = ['federation', 'listing', 'load', 'alexandria'];
 
@@ -24,14 +23,9 @@ async function main(selected: string[]): Promise<void> {
     process.stdout.write('\n== search (bench/search.ts)\n');
     await runSearchBench();
   }
-  if (wants('relevance')) {
-    // The relevance area's full bench supersedes the minimal one here.
-    // Its own 10k latency run would repeat bench/search.ts: skipped here.
-    if (!runScript('relevance', ['--no-10k'])) {
-      process.stdout.write('\n== relevance (bench/search-relevance.ts)\n');
-      await runSearchRelevanceBench();
-    }
-  }
+  // bench/relevance.ts: hybrid vs each signal alone on the labelled set. Its own 10k latency run would
+  // repeat bench/search.ts: skipped here.
+  if (wants('relevance')) runScript('relevance', ['--no-10k']);
   for (const name of OTHER_BENCHES) if (wants(name)) runScript(name);
 }
 

@@ -1,6 +1,8 @@
 // Ingestion into a fresh empty database: idempotent upsert by identifier, per-entry rejection,
 // and filters over the spec's example manifests (trustManifest arrays, host, metadata scalars).
+import type { CatalogEntry } from '../../src/catalog/catalog-entry';
 import { getLiveEntry } from '../../src/catalog/entry-repository';
+import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { createOpenApiBackend } from '../../src/http/openapi';
 import { countingEmbedder, FIXTURE_MANIFESTS, ingestFixtures, readFixture, type CountingEmbedder } from '../helpers/fixtures';
@@ -9,7 +11,10 @@ import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 let registry: TestRegistry;
 let embedder: CountingEmbedder;
 const api = createOpenApiBackend();
-const fixtureEntryCount = FIXTURE_MANIFESTS.reduce((n, name) => n + readFixture(name).entries.length, 0);
+/** Texts embedded for a manifest's entries: one per embedded field an entry has (entry-texts.ts). */
+const embeddedTextCount = (entries: CatalogEntry[]) =>
+  entries.reduce((n, entry) => n + Object.values(entryEmbeddingTexts(entry)).filter((t) => t !== '').length, 0);
+const fixtureTextCount = FIXTURE_MANIFESTS.reduce((n, name) => n + embeddedTextCount(readFixture(name).entries as CatalogEntry[]), 0);
 
 beforeAll(async () => {
   embedder = countingEmbedder();
@@ -35,7 +40,7 @@ describe('ingestion (idempotent upsert by identifier)', () => {
     const reports = await ingestFixtures(registry.ctx.db, embedder);
     expect(reports.map((r) => r.added)).toEqual(FIXTURE_MANIFESTS.map((name) => readFixture(name).entries.length));
     expect(reports.every((r) => r.rejected.length === 0 && r.updated === 0 && r.unchanged === 0)).toBe(true);
-    expect(embedder.entryTexts).toHaveLength(fixtureEntryCount);
+    expect(embedder.entryTexts).toHaveLength(fixtureTextCount);
     const stored = await getLiveEntry(registry.ctx.db, 'urn:air:noaa.gov:api:climate-data-online');
     // The API returns exactly what was ingested.
     expect(stored?.entry).toEqual(readFixture('noaa-weather-catalog.json').entries[0]);
@@ -56,7 +61,9 @@ describe('ingestion (idempotent upsert by identifier)', () => {
     const before = embedder.entryTexts.length;
     const report = await ingestManifest(deps(), manifest, { origin: 'file:changed' });
     expect([report.added, report.updated, report.unchanged]).toEqual([0, 1, 2]);
-    expect(embedder.entryTexts.slice(before)).toEqual([expect.stringContaining('charting and plotting')]);
+    // Only the changed entry: each of its embedded fields once, and no other entry's text.
+    expect(embedder.entryTexts.slice(before)).toEqual(Object.values(entryEmbeddingTexts(manifest.entries[1] as CatalogEntry)).filter((t) => t !== ''));
+    expect(embedder.entryTexts.slice(before).some((t) => t.includes('charting and plotting'))).toBe(true);
     expect((await getLiveEntry(registry.ctx.db, 'urn:air:tools.example:mcp:beta'))?.entry.description).toBe(
       'Data toolkit for charting and plotting spreadsheet data.',
     );

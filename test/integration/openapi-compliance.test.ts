@@ -23,7 +23,7 @@ afterAll(async () => {
 
 describe('OpenAPI compliance', () => {
   it('the document has operations, each with an operationId', () => {
-    expect(operations.map((o) => o.operationId).sort()).toEqual(['exploreRegistry', 'listAgents', 'searchAgents']);
+    expect(operations.map((o) => o.operationId).sort()).toEqual(['exploreRegistry', 'getArdEntry', 'listAgents', 'searchAgents']);
   });
 
   it.each(operations.map((o) => [o.operationId, o]))('operation %s has a handler', (operationId) => {
