@@ -22,7 +22,7 @@ export async function startRegistry(config: RegistryConfig, options: ContextOpti
   const ctx = await createContext(config, options);
   try {
     if (config.loadDemoCorpus) await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, ctx.logger);
-    const { app, ready, drain } = createApp(ctx);
+    const { app, ready, drain, settled } = createApp(ctx);
     await ready;
     const server = http.createServer(app);
     let draining = false;
@@ -69,6 +69,9 @@ export async function startRegistry(config: RegistryConfig, options: ContextOpti
             });
             server.closeIdleConnections();
           });
+          // Handlers whose response already left (deadline, client gone) finish before the pools close;
+          // a query cannot outlive the statement timeout (15 s), so 30 s bounds the wait.
+          await settled(Math.max(config.requestTimeoutMs, 30_000));
           await ctx.destroy();
         })();
         return stopping;

@@ -28,6 +28,12 @@ export interface RegistryApp {
   ready: Promise<void>;
   /** Shutdown has begun: /readyz answers 503 and responses close their connection. */
   drain(): void;
+  /**
+   * Resolves when no operation handler is running (or after `timeoutMs`). A handler may outlive its
+   * response (the request deadline answered 503 first, or the client hung up): the database it still
+   * uses must not be closed under it.
+   */
+  settled(timeoutMs: number): Promise<void>;
 }
 
 /** Routes outside the read API: not rate-limited, not cross-origin. */
@@ -141,16 +147,20 @@ export function createApp(ctx: AppContext): RegistryApp {
       throw new MethodNotAllowedError(`${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`);
     },
   });
+  const running = new Set<Promise<unknown>>();
   for (const [operationId, handler] of Object.entries(operationHandlers)) {
-    api.register(operationId, (c, req: Request) =>
-      handler(ctx, {
+    api.register(operationId, (c, req: Request) => {
+      const work = handler(ctx, {
         body: c.request.requestBody,
         query: c.request.query as HandlerRequest['query'],
         params: c.request.params as Record<string, string>,
         headers: req.headers,
         requestId: req.res?.locals.requestId as string,
-      }),
-    );
+      });
+      const tracked = work.catch(() => undefined).finally(() => running.delete(tracked));
+      running.add(tracked);
+      return work;
+    });
   }
   const ready = Promise.all([api.init(), library]).then(() => undefined);
 
@@ -181,6 +191,18 @@ export function createApp(ctx: AppContext): RegistryApp {
     ready,
     drain() {
       draining = true;
+    },
+    async settled(timeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+        timer.unref();
+      });
+      while (running.size > 0) {
+        const done = await Promise.race([Promise.all([...running]).then(() => false), timeout.then(() => true)]);
+        if (done) break;
+      }
+      clearTimeout(timer);
     },
   };
 }

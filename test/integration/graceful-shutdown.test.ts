@@ -26,3 +26,28 @@ it('answers every in-flight request completely, then refuses new connections', a
     await registry.database.drop();
   }
 });
+
+it('a handler that outlives its response (request deadline) finishes before the database closes', async () => {
+  // The deadline answers 503 at 300 ms while the handler is still embedding (800 ms); its SQL comes after.
+  const slow = fakeEmbedder({ delayMs: 800 });
+  let embeddedAt = 0;
+  const embedder = { ...slow, embed: slow.embed, embedOne: async (text: string) => {
+    const vector = await slow.embedOne(text);
+    embeddedAt = Date.now();
+    return vector;
+  } };
+  const registry = await startTestRegistry({ config: { rateLimitPerMinute: 0, requestTimeoutMs: 300 }, context: { embedder } });
+  try {
+    const res = await registry.post('/search', { query: { text: 'kubernetes cluster' }, pageSize: 2 });
+    expect(res.status).toBe(503);
+    expect(embeddedAt).toBe(0);
+    await registry.stop();
+    const stoppedAt = Date.now();
+    // stop() waited for the abandoned handler (which then ran its SQL) before closing the pools.
+    expect(embeddedAt).toBeGreaterThan(0);
+    expect(stoppedAt).toBeGreaterThanOrEqual(embeddedAt);
+  } finally {
+    await registry.stop();
+    await registry.database.drop();
+  }
+});
