@@ -375,8 +375,8 @@ export async function rankSignals(
   const lexicalMax = (q.lexicalMax > 0 ? q.lexicalMax : 1) * NAME_MATCH_SATURATION;
   const run = async (trx: Kysely<Database>) => {
     // Filtered vector retrieval: let HNSW keep scanning until LIMIT rows pass the filter (pgvector 0.8).
-    await sql`SET LOCAL hnsw.iterative_scan = relaxed_order`.execute(trx);
-    await sql`SET LOCAL hnsw.ef_search = ${sql.raw(String(CANDIDATES_PER_VECTOR_FIELD))}`.execute(trx);
+    // One round trip for both settings (transaction-local, like SET LOCAL).
+    await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(CANDIDATES_PER_VECTOR_FIELD)}, true)`.execute(trx);
     return sql<{ identifier: string; cosine: number | null; lexical: number | null; typed_lexical: number | null }>`
       WITH cand AS ((${vec}) UNION (${lex})),
       qt AS (SELECT * FROM unnest(${q.terms.map((t) => t.group)}::int[], ${q.terms.map((t) => t.lexeme)}::text[],
