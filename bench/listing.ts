@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   if (!exists || process.env.BENCH_REBUILD === '1') await adminQuery(`CREATE DATABASE ${DB_NAME}`);
 
   const registry = await startRegistry(
-    loadConfig({ port: 0, host: '127.0.0.1', databaseUrl: url, logLevel: 'silent', loadDemoCorpus: false, publicUrl: 'http://bench.test/', peers: [] }),
+    loadConfig({ port: 0, host: '127.0.0.1', databaseUrl: url, logLevel: 'silent', loadDemoCorpus: false, publicUrl: 'http://bench.test/', peers: [], rateLimitPerMinute: 0 }),
   );
   try {
     await fill(url);
