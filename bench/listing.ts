@@ -111,6 +111,8 @@ async function fill(url: string): Promise<void> {
     // What autovacuum does on a live registry: statistics, and the visibility map index-only scans need.
     await client.query('VACUUM ANALYZE entries');
     await client.query('VACUUM ANALYZE entry_vectors');
+    await client.query('VACUUM ANALYZE entry_facet_values');
+    await client.query('VACUUM ANALYZE facet_value_counts');
     console.log(`generated ${ENTRIES} entries with random vectors in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     await client.end();

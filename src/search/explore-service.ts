@@ -88,7 +88,8 @@ export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): P
   // Two sources of (entry, value) pairs. The standard facet fields come from the facet tables of
   // db/migrations/0005_facets.sql, kept exact by triggers on `entries`: with neither text nor filter,
   // a facet's buckets are its rows of facet_value_counts (one per distinct value); otherwise
-  // entry_facet_values (one row per live entry and distinct value) joined to the matched entries `m`.
+  // entry_facet_values (one row per live entry and distinct value) joined to the entries `m` a text
+  // query matched (at most a few hundred).
   // Measured at 100k entries (bench/listing.ts, EXPLAIN ANALYZE in ard_bench_listing, shared 2-core
   // machine): type + tags + publisher over the whole registry took ~700-1050 ms through per-entry
   // arrays (`base` below: reading 110 MB of entry pages, unnesting, hashing); grouping the rows of
@@ -96,21 +97,22 @@ export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): P
   // reading the counts takes a few ms. Other paths (identifier, displayName, deeper JSON paths) keep
   // the generic way: one pass over the matched entries in which each entry's values of every such
   // field become one array column of `base` (scanning `entries` once per facet cost a heap scan each).
-  const fast = facets.map((f) => deps.useFacetTable !== false && isFacetTableField(f.field));
+  // A filter without text keeps the generic path for every field: joining a broad filter's entries
+  // to their rows here cost more than reading their arrays (type = mcp-server-card, 60k of 100k
+  // entries: 760-1600 ms for `tags` alone, against ~550 ms for three facets the generic way), and a
+  // selective filter reads few entries through its index either way.
+  const tableFits = deps.useFacetTable !== false && (matches !== null || filter.length === 0);
+  const fast = facets.map((f) => tableFits && isFacetTableField(f.field));
   const ctes: RawBuilder<unknown>[] = [];
-  let matched = false;
+  const matched = matches !== null;
   if (matches) {
     const ids = matchedIdentifiersSql(matches.map((m) => m.identifier));
     ctes.push(sql`m AS MATERIALIZED (SELECT e.identifier, e.facet_key FROM (${ids}) AS i JOIN entries e ON e.identifier = i.identifier)`);
-    matched = true;
-  } else if (filter.length > 0) {
-    ctes.push(sql`m AS MATERIALIZED (SELECT e.identifier, e.facet_key FROM entries e WHERE ${liveAndFilteredSql(filter)})`);
-    matched = true;
   }
   const generic = facets.map((f, i) => ({ field: f.field, i })).filter((_, i) => !fast[i]);
   if (generic.length > 0) {
     const columns = sql.join(generic.map((f) => sql`${fieldValuesArraySql(f.field)} AS ${sql.ref(`f${f.i}`)}`));
-    const from = matched ? sql`m JOIN entries e ON e.identifier = m.identifier` : sql`entries e WHERE e.deleted_at IS NULL`;
+    const from = matched ? sql`m JOIN entries e ON e.identifier = m.identifier` : sql`entries e WHERE ${liveAndFilteredSql(filter)}`;
     ctes.push(sql`base AS MATERIALIZED (SELECT ${columns} FROM ${from})`);
   }
 
