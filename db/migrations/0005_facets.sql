@@ -1,7 +1,7 @@
 -- POST /explore facets (docs/api-listing.md). Two tables maintained by triggers on `entries`, so every
 -- write path (ingest, crawl, tombstones, revival, deletes, bulk SQL) keeps them exact inside its own
 -- transaction, without code of its own:
---   entry_facet_values   one row per distinct (live entry, facet field, value): a filtered or text query
+--   entry_facet_values   one row per distinct (live entry, facet field, value): a text query
 --                        joins its matched entries to it; otherCount counts the entries behind its rows;
 --   facet_value_counts   live entries per (field, value): a whole-registry facet reads O(values) rows.
 -- Fields not held here (identifier, displayName, description, deeper JSON paths) are computed from
@@ -57,7 +57,7 @@ CREATE TABLE entry_facet_values (
   entry_key   integer NOT NULL,              -- entries.facet_key of a live entry (no foreign key: the triggers keep it exact)
   PRIMARY KEY (field, value, entry_key)
 );
--- A matched set's values (filter or text query) and deletes by entry.
+-- A text query's matched entries' values, and deletes by entry.
 CREATE INDEX entry_facet_values_entry_idx ON entry_facet_values (entry_key, field, value);
 
 -- Whole-registry counts: the number of live entries per (field, value), i.e. the rows of
