@@ -3,9 +3,13 @@
 // Setup, all on 127.0.0.1: three peer registries of this project (demo corpus each, answering
 // federation=none), a hub that federates to them, and a hub whose only peer never answers.
 // Targets: auto - none < 1.3 x the slowest peer's own latency; with a silent peer, auto ~ the budget.
-// Everything runs in one Node process (the peers share the CPU with the hub), so the figures are
-// an upper bound of what separate machines would see.
+// Each peer is its own registry process (`ard-registry serve` on a clone of the demo-corpus template),
+// as peers are in production; on this 2-core machine they still share the CPU with the hub, so the
+// figures are an upper bound of what separate machines would see.
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
+import { createTestDatabase, type TestDatabase } from '../test/helpers/test-database';
 import globalSetup from '../test/helpers/global-setup';
 import { freePort } from '../test/helpers/peers';
 import { startTestRegistry, type TestRegistry } from '../test/helpers/registry';
@@ -22,7 +26,55 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
-async function timeSearches(reg: TestRegistry, federation: string): Promise<number[]> {
+interface Searchable {
+  post(path: string, body: unknown): Promise<{ status: number; body: any }>;
+}
+
+interface PeerProcess extends Searchable {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A registry in its own process on a fresh clone of the demo-corpus template. */
+async function startPeerProcess(): Promise<PeerProcess> {
+  const database: TestDatabase = await createTestDatabase({ withDemoCorpus: true });
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/`;
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'src', 'cli.ts'), 'serve'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: url,
+      DATABASE_URL: database.url,
+      LOG_LEVEL: 'silent',
+      LOAD_DEMO_CORPUS: 'false',
+      RATE_LIMIT_PER_MINUTE: '0',
+      CRAWL_SCHEDULER: 'false',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const close = async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    await database.drop();
+  };
+  for (let i = 0; i < 600; i++) {
+    const ok = await fetch(`${url}healthz`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (child.exitCode !== null) throw new Error(`peer on port ${port} exited with ${child.exitCode}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const post = async (p: string, body: unknown) => {
+    const res = await fetch(`${url}${p.replace(/^\//, '')}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, body: await res.json() };
+  };
+  return { url, post, close };
+}
+
+async function timeSearches(reg: Searchable, federation: string): Promise<number[]> {
   const out: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     for (const text of QUERIES) {
@@ -53,11 +105,11 @@ async function main(): Promise<void> {
   const silent = net.createServer(() => undefined);
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   const silentUrl = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/`;
-  const started: TestRegistry[] = [];
+  const started: Array<{ close(): Promise<void> }> = [];
   try {
-    const peers = [await start(), await start(), await start()];
+    const peers = await Promise.all([startPeerProcess(), startPeerProcess(), startPeerProcess()]);
     started.push(...peers);
-    const hub = await start({ peers: peers.map((p) => p.ctx.config.publicUrl) });
+    const hub = await start({ peers: peers.map((p) => p.url) });
     const lonely = await start({ peers: [silentUrl], federationBreakerThreshold: 1_000_000 });
     started.push(hub, lonely);
     for (const r of [hub, lonely, ...peers]) await timeSearches(r, 'none'); // warm caches and connections

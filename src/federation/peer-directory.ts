@@ -1,11 +1,12 @@
 // The peer registries this registry knows: the operator's PEERS (trusted configuration) and the
 // registries discovered by crawling (live entries of type application/ai-registry[+json], whose
 // `url` is the peer's base URL). One list, de-duplicated by normalised base URL, itself excluded.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { MEDIA_TYPES } from '../catalog/catalog-entry';
+import { listKnownRegistries } from '../catalog/known-registries';
 import type { Database } from '../db/schema';
 
-export const REGISTRY_TYPES: readonly string[] = [MEDIA_TYPES.registry, MEDIA_TYPES.registryLegacy];
+export { REGISTRY_TYPES } from '../catalog/known-registries';
 
 export interface Peer {
   /** Normalised base URL (ends with '/'); the key of the peer in breakers, metrics and page tokens. */
@@ -64,23 +65,12 @@ export function configuredPeer(baseUrl: string): Peer {
   };
 }
 
-interface RegistryEntryRow {
-  identifier: string;
-  display_name: string;
-  type: string;
-  url: string | null;
-}
-
 /** Live registry entries with a usable url, as peers (not configured), by identifier. */
 export async function discoveredPeers(db: Kysely<Database>): Promise<Peer[]> {
-  const rows = await sql<RegistryEntryRow>`
-    SELECT identifier, display_name, type, entry->>'url' AS url FROM entries
-    WHERE deleted_at IS NULL AND type IN (${sql.join(REGISTRY_TYPES)})
-    ORDER BY identifier`.execute(db);
   const peers: Peer[] = [];
-  for (const row of rows.rows) {
-    const baseUrl = row.url ? normalisePeerBase(row.url) : null;
-    if (baseUrl) peers.push({ baseUrl, identifier: row.identifier, displayName: row.display_name, type: row.type, configured: false });
+  for (const registry of await listKnownRegistries(db)) {
+    const baseUrl = registry.url ? normalisePeerBase(registry.url) : null;
+    if (baseUrl) peers.push({ baseUrl, identifier: registry.identifier, displayName: registry.displayName, type: registry.type, configured: false });
   }
   return peers;
 }

@@ -9,6 +9,8 @@ export interface QueryWord {
   word: string;
   /** 1 for the word as typed; below 1 for expansions, corrections and completions. */
   weight: number;
+  /** A typo correction from the corpus vocabulary (a guess, counted only with semantic agreement). */
+  correction?: boolean;
 }
 
 /** Weight of a synonym/abbreviation expansion from synonyms.json. */
@@ -70,4 +72,45 @@ export function dedupe(words: QueryWord[]): QueryWord[] {
     if (!seen || seen.weight < w.weight) best.set(key, w);
   }
   return [...best.values()];
+}
+
+/**
+ * Optimal-string-alignment (restricted Damerau-Levenshtein) distance: insertions, deletions, substitutions
+ * and transpositions of adjacent letters each cost 1. Stops early and returns `limit + 1` once the distance
+ * must exceed `limit`, so checking a handful of candidates costs next to nothing.
+ */
+export function editDistance(a: string, b: string, limit = Infinity): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let prev2: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2] + 1);
+      cur.push(d);
+      rowMin = Math.min(rowMin, d);
+    }
+    if (rowMin > limit) return limit + 1;
+    prev2 = prev;
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/**
+ * How many edits a typo of this word may plausibly hold: 1 up to 5 letters, 2 beyond. Trigram similarity
+ * alone cannot tell "slak" -> "slack" (1 edit) from "look" -> "lookups" (3 edits): an ordinary word the
+ * corpus lacks must not turn into a different word that merely shares letters.
+ */
+export function maxTypoEdits(word: string): number {
+  return word.length <= 5 ? 1 : 2;
+}
+
+/** Whether `candidate` is a plausible correction of the typed `word` (within maxTypoEdits). */
+export function isPlausibleTypo(word: string, candidate: string): boolean {
+  const limit = maxTypoEdits(word);
+  return editDistance(word, candidate, limit) <= limit;
 }

@@ -17,7 +17,7 @@ import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { toVectorLiteral } from '../embedding/embedder';
 import { filterToSql, type NormalisedFilter } from './query-filter';
-import { dedupe, embeddingText, expandQuery, type QueryWord } from './query-text';
+import { dedupe, embeddingText, expandQuery, isPlausibleTypo, type QueryWord } from './query-text';
 
 /**
  * Semantic calibration (fitted on the dev half of bench/relevance, docs/relevance.md): cosine mapped
@@ -27,7 +27,24 @@ import { dedupe, embeddingText, expandQuery, type QueryWord } from './query-text
  */
 export const SEMANTIC_FLOOR = 0.2;
 export const SEMANTIC_CEILING = 1.0;
-export const SEMANTIC_WEIGHT = 0.5;
+export const SEMANTIC_WEIGHT = 0.45;
+/**
+ * Paraphrase calibration (fitted on the dev half, docs/relevance.md): the semantic weight grows by
+ * UNSEEN_SEMANTIC_BOOST x the share of the query's concepts the corpus has no word for ("encyclopedia" in
+ * "encyclopedia articles"), since no lexical signal can ever vouch for those words. Only when at least one
+ * concept is known: a query none of whose words the corpus holds is off-topic or gibberish, and its
+ * embedding (of unknown words) is no evidence either.
+ */
+export const UNSEEN_SEMANTIC_BOOST = 0.3;
+/**
+ * Typo corrections are guesses: the lexical signal an entry owes to corrections counts in proportion to
+ * how far its cosine stands above the median cosine of the query's top candidates, reaching full weight
+ * CORRECTION_AGREEMENT_SPAN above it. "look at pictures of cats" -> "chats" finds a chat tool that the
+ * query's embedding does not agree with, so that match does not count.
+ */
+export const CORRECTION_AGREEMENT_SPAN = 0.1;
+/** The median of this many best candidate cosines is the query's semantic baseline. */
+export const SEMANTIC_BASELINE_DEPTH = 100;
 /**
  * Entries under this relevance are not in the matched set (search results, explore counts). Chosen on the
  * dev half of bench/relevance: the lowest threshold at which off-topic queries keep fewer than 3 results on
@@ -39,6 +56,10 @@ export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 /** Typo correction: trigram similarity a vocabulary word needs to stand in for an unknown query word. */
 export const CORRECTION_MIN_SIMILARITY = 0.3;
+/** Trigram-similar vocabulary words fetched per unknown word, then checked by edit distance (isPlausibleTypo). */
+export const CORRECTION_CANDIDATES = 8;
+/** Corrections kept per unknown word. */
+export const CORRECTIONS_PER_WORD = 2;
 /** Prefix completion ("pager" -> "pagerduty") only from words this long, to names only. */
 export const PREFIX_MIN_LENGTH = 4;
 export const PREFIX_WEIGHT = 0.8;
@@ -55,6 +76,8 @@ export interface QueryTerm {
   weight: number;
   df: number;
   idf: number;
+  /** Only a typo correction stands for this lexeme (not the word as typed, an expansion or a completion). */
+  correction?: boolean;
 }
 
 export interface PreparedQuery {
@@ -70,6 +93,8 @@ export interface PreparedQuery {
   averageLength: number;
   /** Lexemes the lexical retrieval looks up (the common ones left out when rarer ones exist). */
   retrievalLexemes: string[];
+  /** Share of the query's concepts none of whose alternatives the corpus holds (0-1). */
+  unseenShare: number;
 }
 
 export interface QueryEmbedder extends Embedder {
@@ -96,6 +121,14 @@ export interface Match {
   lexical: number;
   /** Raw best cosine similarity (before calibration). */
   cosine: number;
+}
+
+export interface CandidateSignals {
+  identifier: string;
+  cosine: number;
+  lexical: number;
+  /** The lexical signal without the typo corrections' alternatives. */
+  typedLexical: number;
 }
 
 export async function prepareQuery(
@@ -125,7 +158,7 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
     FROM t CROSS JOIN LATERAL (
       SELECT s.term FROM term_stats s
       WHERE s.term % t.word AND s.df > 0 AND similarity(s.term, t.word) >= ${CORRECTION_MIN_SIMILARITY}
-      ORDER BY similarity(s.term, t.word) DESC, s.df DESC LIMIT 2) c
+      ORDER BY similarity(s.term, t.word) DESC, s.df DESC LIMIT ${CORRECTION_CANDIDATES}) c
     WHERE length(t.word) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term = t.word AND s.df > 0)
     UNION ALL
     SELECT t.grp, p.term, 1.0, 'prefix'
@@ -136,9 +169,19 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
     WHERE length(t.word) >= ${PREFIX_MIN_LENGTH}`.execute(db);
   // A word that begins a product name is that name, not a typo: its completions replace its corrections.
   const completed = new Set(rows.rows.filter((r) => r.kind === 'prefix').map((r) => r.grp));
-  return rows.rows
-    .filter((r) => r.kind === 'prefix' || !completed.has(r.grp))
-    .map((r) => ({ group: r.grp, word: r.term, weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(Number(r.sim)) }));
+  const typedWord = new Map(typed.map((w) => [w.group, w.word]));
+  const corrections = new Map<number, number>();
+  return [...rows.rows]
+    .sort((a, b) => a.grp - b.grp || Number(b.sim) - Number(a.sim))
+    .filter((r) => {
+      if (r.kind === 'prefix') return true;
+      if (completed.has(r.grp) || !isPlausibleTypo(typedWord.get(r.grp) ?? '', r.term)) return false;
+      // Sorted best first per group: keep the best CORRECTIONS_PER_WORD plausible ones.
+      const kept = corrections.get(r.grp) ?? 0;
+      corrections.set(r.grp, kept + 1);
+      return kept < CORRECTIONS_PER_WORD;
+    })
+    .map((r) => ({ group: r.grp, word: r.term, weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(Number(r.sim)), correction: r.kind !== 'prefix' }));
 }
 
 /** A correction counts by how close it is: similarity 0.3 -> 0.65, 0.7+ -> 0.85 (below an exact word). */
@@ -157,22 +200,30 @@ export function idf(df: number, n: number): number {
  * word: a query about things the registry does not hold must not look like a perfect match.
  */
 async function resolveTerms(db: Kysely<Database>, words: QueryWord[]): Promise<Omit<PreparedQuery, 'text' | 'model' | 'dimensions' | 'vector'>> {
-  const rows = await sql<{ grp: number; lexeme: string; weight: number; df: number; n: string; total: number }>`
-    WITH w AS (SELECT * FROM unnest(${words.map((w) => w.group)}::int[], ${words.map((w) => w.word)}::text[], ${words.map((w) => w.weight)}::float8[]) AS w(grp, word, weight)),
+  const rows = await sql<{ grp: number; lexeme: string; weight: number; correction: boolean; df: number; n: string; total: number }>`
+    WITH w AS (SELECT * FROM unnest(${words.map((w) => w.group)}::int[], ${words.map((w) => w.word)}::text[], ${words.map((w) => w.weight)}::float8[],
+                                    ${words.map((w) => w.correction === true)}::bool[]) AS w(grp, word, weight, correction)),
     lx AS (
-      SELECT w.grp, w.weight, l.lexeme FROM w CROSS JOIN LATERAL (
+      SELECT w.grp, w.weight, w.correction, l.lexeme FROM w CROSS JOIN LATERAL (
         SELECT unnest(tsvector_to_array(to_tsvector('english', w.word))) AS lexeme
         UNION
         SELECT unnest(tsvector_to_array(to_tsvector('simple', w.word))) WHERE to_tsvector('english', w.word) <> ''::tsvector
       ) l
     )
-    SELECT lx.grp, lx.lexeme, max(lx.weight) AS weight, coalesce(max(s.df), 0) AS df, c.live_entries AS n, c.total_length AS total
+    SELECT lx.grp, lx.lexeme, max(lx.weight) AS weight, bool_and(lx.correction) AS correction, coalesce(max(s.df), 0) AS df, c.live_entries AS n, c.total_length AS total
     FROM lx LEFT JOIN lexeme_stats s ON s.lexeme = lx.lexeme CROSS JOIN corpus_stats c
     GROUP BY lx.grp, lx.lexeme, c.live_entries, c.total_length`.execute(db);
   const n = rows.rows.length > 0 ? Number(rows.rows[0].n) : 0;
   const averageLength = rows.rows.length > 0 && n > 0 ? Number(rows.rows[0].total) / n : 1;
-  const terms: QueryTerm[] = rows.rows.map((r) => ({ group: r.grp, lexeme: r.lexeme, weight: Number(r.weight), df: Number(r.df), idf: idf(Number(r.df), n) }));
-  return { terms, lexicalMax: lexicalMax(terms, n), averageLength: averageLength || 1, retrievalLexemes: retrievalLexemes(terms, n) };
+  const terms: QueryTerm[] = rows.rows.map((r) => ({
+    group: r.grp,
+    lexeme: r.lexeme,
+    weight: Number(r.weight),
+    df: Number(r.df),
+    idf: idf(Number(r.df), n),
+    ...(r.correction ? { correction: true } : {}),
+  }));
+  return { terms, lexicalMax: lexicalMax(terms, n), averageLength: averageLength || 1, retrievalLexemes: retrievalLexemes(terms, n), unseenShare: unseenShare(terms) };
 }
 
 /** Σ over concepts of the best weight × IDF among the alternatives the corpus has (an unseen word's IDF if none). */
@@ -185,6 +236,14 @@ export function lexicalMax(terms: QueryTerm[], n: number): number {
   let total = 0;
   for (const value of groups.values()) total += value > 0 ? value : idf(0, n);
   return total;
+}
+
+/** Share of the concepts none of whose alternatives (corrections included) the corpus holds. */
+export function unseenShare(terms: Pick<QueryTerm, 'group' | 'df'>[]): number {
+  const seen = new Map<number, boolean>();
+  for (const t of terms) seen.set(t.group, (seen.get(t.group) ?? false) || t.df > 0);
+  if (seen.size === 0) return 0;
+  return [...seen.values()].filter((s) => !s).length / seen.size;
 }
 
 /** Lexemes in more than a third of the entries ("server", "mcp") find nothing a rarer word does not. */
@@ -231,11 +290,38 @@ export function semanticSignal(cosine: number): number {
 }
 
 /**
+ * The weight of the semantic signal for a query: SEMANTIC_WEIGHT, plus UNSEEN_SEMANTIC_BOOST x the share of
+ * concepts the corpus has no word for, when at least one concept is known (see UNSEEN_SEMANTIC_BOOST).
+ */
+export function semanticWeight(unseen: number): number {
+  return unseen >= 1 ? SEMANTIC_WEIGHT : SEMANTIC_WEIGHT + UNSEEN_SEMANTIC_BOOST * Math.max(0, unseen);
+}
+
+/**
+ * The lexical signal with the typo corrections' share gated by semantic agreement: the part owed to
+ * corrections (lexical - typedLexical) counts by how far the entry's cosine stands above the query's
+ * baseline (the median of its best candidate cosines), in full from CORRECTION_AGREEMENT_SPAN above it.
+ */
+export function gatedLexical(lexical: number, typedLexical: number, cosine: number, baseline: number): number {
+  const corrected = Math.max(0, lexical - typedLexical);
+  const agreement = Math.min(1, Math.max(0, (cosine - baseline) / CORRECTION_AGREEMENT_SPAN));
+  return Math.min(lexical, typedLexical + corrected * agreement);
+}
+
+/** The median of the best `depth` values (the query's semantic baseline); 0 for none. */
+export function baselineCosine(cosines: number[], depth = SEMANTIC_BASELINE_DEPTH): number {
+  const top = [...cosines].sort((a, b) => b - a).slice(0, depth);
+  if (top.length === 0) return 0;
+  const mid = Math.floor(top.length / 2);
+  return top.length % 2 === 1 ? top[mid] : (top[mid - 1] + top[mid]) / 2;
+}
+
+/**
  * Noisy OR of the weighted semantic signal and the lexical signal: the stronger one counts in full and the
  * weaker adds its share of what is left, so a single signal's clear win (an exact product name) survives.
  */
-export function fuse(semantic: number, lexical: number): number {
-  const s = SEMANTIC_WEIGHT * semantic;
+export function fuse(semantic: number, lexical: number, weight = SEMANTIC_WEIGHT): number {
+  const s = weight * semantic;
   const hi = Math.max(s, lexical);
   const lo = Math.min(s, lexical);
   return hi + lo * (1 - hi);
@@ -268,7 +354,7 @@ export async function rankSignals(
   q: PreparedQuery,
   filter: NormalisedFilter,
   options: RankingOptions = {},
-): Promise<Array<{ identifier: string; cosine: number; lexical: number }>> {
+): Promise<CandidateSignals[]> {
   const where = filterToSql(filter);
   const qv = vectorSql(q);
   const emb = embeddingColumnSql(q);
@@ -289,30 +375,38 @@ export async function rankSignals(
   const lexicalMax = (q.lexicalMax > 0 ? q.lexicalMax : 1) * NAME_MATCH_SATURATION;
   const run = async (trx: Kysely<Database>) => {
     // Filtered vector retrieval: let HNSW keep scanning until LIMIT rows pass the filter (pgvector 0.8).
-    await sql`SET LOCAL hnsw.iterative_scan = relaxed_order`.execute(trx);
-    await sql`SET LOCAL hnsw.ef_search = ${sql.raw(String(CANDIDATES_PER_VECTOR_FIELD))}`.execute(trx);
-    return sql<{ identifier: string; cosine: number | null; lexical: number | null }>`
+    // One round trip for both settings (transaction-local, like SET LOCAL).
+    await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(CANDIDATES_PER_VECTOR_FIELD)}, true)`.execute(trx);
+    return sql<{ identifier: string; cosine: number | null; lexical: number | null; typed_lexical: number | null }>`
       WITH cand AS ((${vec}) UNION (${lex})),
       qt AS (SELECT * FROM unnest(${q.terms.map((t) => t.group)}::int[], ${q.terms.map((t) => t.lexeme)}::text[],
-                                  ${q.terms.map((t) => t.weight * t.idf)}::float8[]) AS qt(grp, lexeme, wi)
+                                  ${q.terms.map((t) => t.weight * t.idf)}::float8[], ${q.terms.map((t) => t.correction === true)}::bool[]) AS qt(grp, lexeme, wi, corr)
              WHERE qt.wi > 0)
       SELECT e.identifier,
         ${useSemantic ? sql`(SELECT max(1 - (${emb} <=> ${qv})) FROM entry_vectors v
            WHERE v.identifier = e.identifier AND v.model = ${q.model} AND v.field = ANY(${[...fields]}::text[]))` : sql`NULL::float8`} AS cosine,
-        ${useLexical ? sql`(SELECT sum(best) FROM (
-            SELECT max(qt.wi * m.tf / (m.tf + ${BM25_K1}::float8)) AS best
+        ${useLexical ? sql`lx.lexical` : sql`NULL::float8`} AS lexical,
+        ${useLexical ? sql`lx.typed_lexical` : sql`NULL::float8`} AS typed_lexical
+      FROM cand JOIN entries e ON e.identifier = cand.identifier
+      ${useLexical ? sql`LEFT JOIN LATERAL (SELECT sum(best) / ${lexicalMax}::float8 AS lexical, sum(best_typed) / ${lexicalMax}::float8 AS typed_lexical FROM (
+            SELECT max(qt.wi * m.tf / (m.tf + ${BM25_K1}::float8)) AS best,
+                   coalesce(max(qt.wi * m.tf / (m.tf + ${BM25_K1}::float8)) FILTER (WHERE NOT qt.corr), 0) AS best_typed
             FROM (SELECT u.lexeme,
                     (SELECT coalesce(sum(ard_weight_value(w)) FILTER (WHERE w = 'A'), 0)
                           + coalesce(sum(ard_weight_value(w)) FILTER (WHERE w <> 'A'), 0)
                             / (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * e.rank_length / ${q.averageLength}::float8)
                      FROM unnest(u.weights) AS w) AS tf
                   FROM unnest(e.rank_doc) AS u WHERE u.lexeme = ANY(${q.terms.map((t) => t.lexeme)}::text[])) m
-            JOIN qt ON qt.lexeme = m.lexeme GROUP BY qt.grp) g) / ${lexicalMax}::float8` : sql`NULL::float8`} AS lexical
-      FROM cand JOIN entries e ON e.identifier = cand.identifier
+            JOIN qt ON qt.lexeme = m.lexeme GROUP BY qt.grp) g) lx ON true` : sql``}
       WHERE cand.identifier IS NOT NULL`.execute(trx);
   };
   const result = await db.transaction().execute(run);
-  return result.rows.map((r) => ({ identifier: r.identifier, cosine: Number(r.cosine ?? 0), lexical: Math.min(1, Number(r.lexical ?? 0)) }));
+  return result.rows.map((r) => ({
+    identifier: r.identifier,
+    cosine: Number(r.cosine ?? 0),
+    lexical: Math.min(1, Number(r.lexical ?? 0)),
+    typedLexical: Math.min(1, Number(r.typed_lexical ?? 0)),
+  }));
 }
 
 /**
@@ -324,11 +418,14 @@ export async function findMatches(db: Kysely<Database>, q: PreparedQuery, filter
   const useSemantic = options.signals?.semantic !== false;
   const useLexical = options.signals?.lexical !== false;
   const rows = await rankSignals(db, q, filter, options);
+  const baseline = baselineCosine(rows.map((r) => r.cosine));
+  const weight = semanticWeight(q.unseenShare);
   const out: Match[] = [];
   for (const r of rows) {
     const semantic = useSemantic ? semanticSignal(r.cosine) : 0;
-    const lexical = useLexical ? r.lexical : 0;
-    const relevance = fuse(semantic, lexical);
+    // Without the semantic signal (benchmark ablation) there is nothing to agree with: corrections count.
+    const lexical = !useLexical ? 0 : useSemantic ? gatedLexical(r.lexical, r.typedLexical, r.cosine, baseline) : r.lexical;
+    const relevance = fuse(semantic, lexical, weight);
     if (relevance >= cutoff) out.push({ identifier: r.identifier, relevance, score: toScore(relevance), semantic, lexical, cosine: r.cosine });
   }
   return out.sort((a, b) => b.relevance - a.relevance || (a.identifier < b.identifier ? -1 : a.identifier > b.identifier ? 1 : 0));

@@ -45,4 +45,18 @@ describe('hybrid ranking (ARD §7.2)', () => {
     expect(await search('purple elephant dancing ballet')).toEqual([]);
     expect(await search('look at pictures of cats')).toEqual([]);
   });
+
+  it('an ordinary word the corpus lacks is not "corrected" into an unrelated word ("look" -> "lookups", "cats" -> "chats")', async () => {
+    // Each of these words is one trigram-similar step from a corpus word; none is a typo of it.
+    for (const text of ['look at pictures of cats', 'purple elephant dancing ballet']) expect(await search(text)).toEqual([]);
+  });
+
+  it('gibberish returns nothing or almost nothing', async () => {
+    expect((await search('xqzvbl frobnicate wug')).length).toBeLessThanOrEqual(2);
+  });
+
+  it('a real typo is still corrected ("slak" -> Slack)', async () => {
+    const results = await search('post to slak channel');
+    expect(results.slice(0, 3).some((r) => /slack/i.test(`${r.displayName} ${r.identifier}`))).toBe(true);
+  });
 });
