@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   if (!exists || process.env.BENCH_REBUILD === '1') await adminQuery(`CREATE DATABASE ${DB_NAME}`);
 
   const registry = await startRegistry(
-    loadConfig({ port: 0, host: '127.0.0.1', databaseUrl: url, logLevel: 'silent', loadDemoCorpus: false, publicUrl: 'http://bench.test/', peers: [] }),
+    loadConfig({ port: 0, host: '127.0.0.1', databaseUrl: url, logLevel: 'silent', loadDemoCorpus: false, publicUrl: 'http://bench.test/', peers: [], rateLimitPerMinute: 0 }),
   );
   try {
     await fill(url);
@@ -111,6 +111,8 @@ async function fill(url: string): Promise<void> {
     // What autovacuum does on a live registry: statistics, and the visibility map index-only scans need.
     await client.query('VACUUM ANALYZE entries');
     await client.query('VACUUM ANALYZE entry_vectors');
+    await client.query('VACUUM ANALYZE entry_facet_values');
+    await client.query('VACUUM ANALYZE facet_value_counts');
     console.log(`generated ${ENTRIES} entries with random vectors in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     await client.end();

@@ -21,6 +21,9 @@ export async function migrateToLatest(db: Kysely<Database>, dir = resolveMigrati
         if (done.has(file)) continue;
         const text = fs.readFileSync(path.join(dir, file), 'utf8');
         await conn.transaction().execute(async (trx) => {
+          // A migration backfills whole tables (0003, 0005): not a request, so the pool's
+          // statement_timeout (connect.ts) must not cancel it on a large registry.
+          await sql`SET LOCAL statement_timeout = 0`.execute(trx);
           await sql.raw(text).execute(trx);
           await trx.insertInto('schema_migrations').values({ name: file }).execute();
         });

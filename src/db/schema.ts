@@ -28,6 +28,8 @@ export interface EntriesTable {
   rank_doc: ColumnType<string, never, never>;
   rank_length: ColumnType<number, never, never>;
   term_doc: ColumnType<string, never, never>;
+  /** A small integer key for the facet tables (db/migrations/0005_facets.sql); an identity column. */
+  facet_key: ColumnType<number, never, never>;
 }
 
 export interface SourcesTable {

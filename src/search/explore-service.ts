@@ -4,7 +4,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
 import { liveAndFilteredSql, matchedIdentifiersSql } from './matched-set';
-import { checkFieldPath, fieldValuesArraySql, isMultiValuedField, normaliseFilter, type QueryFilter } from './query-filter';
+import { checkFieldPath, fieldValuesArraySql, isFacetTableField, isMultiValuedField, normaliseFilter, type QueryFilter } from './query-filter';
 import { findMatches, prepareQuery, type QueryEmbedder } from './relevance';
 import { checkQueryText, timed, type SearchTimings } from './search-service';
 
@@ -45,6 +45,8 @@ export interface ExploreDeps {
   db: Kysely<Database>;
   embedder: QueryEmbedder;
   timings?: SearchTimings;
+  /** false: read every facet from `entries` (the generic path); tests compare the two. Default true. */
+  useFacetTable?: boolean;
 }
 
 interface CheckedFacet {
@@ -79,36 +81,72 @@ export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): P
   const text = input.text === undefined ? undefined : checkQueryText(input.text);
   if (facets.length === 0) return { resultType: 'facets', facets: {} };
 
-  // One pass over the matched set: each entry's values of every facet field become one
-  // array column of `base`; each facet then groups its column. (Scanning `entries` once per facet
-  // cost a heap scan each: 100k entries are ~110 MB of pages, bench/listing.ts.)
   const q = text === undefined ? null : await timed(deps.timings, 'embedding', () => prepareQuery(deps.db, deps.embedder, text));
   const matches = q === null ? null : await timed(deps.timings, 'sql', () => findMatches(deps.db, q, filter));
   if (matches !== null && matches.length === 0) return { resultType: 'facets', facets: Object.fromEntries(facets.map((f) => [f.field, { buckets: [] }])) };
-  const matched = matches ? sql`m AS MATERIALIZED (${matchedIdentifiersSql(matches.map((m) => m.identifier))}),` : sql``;
-  const from = matches ? sql`m JOIN entries e ON e.identifier = m.identifier` : sql`entries e WHERE ${liveAndFilteredSql(filter)}`;
-  const columns = sql.join(facets.map((f, i) => sql`${fieldValuesArraySql(f.field)} AS ${sql.ref(`f${i}`)}`));
 
-  const ranked: RawBuilder<unknown>[] = [];
+  // Two sources of (entry, value) pairs. The standard facet fields come from the facet tables of
+  // db/migrations/0005_facets.sql, kept exact by triggers on `entries`: with neither text nor filter,
+  // a facet's buckets are its rows of facet_value_counts (one per distinct value); otherwise
+  // entry_facet_values (one row per live entry and distinct value) joined to the entries `m` a text
+  // query matched (at most a few hundred).
+  // Measured at 100k entries (bench/listing.ts, EXPLAIN ANALYZE in ard_bench_listing, shared 2-core
+  // machine): type + tags + publisher over the whole registry took ~700-1050 ms through per-entry
+  // arrays (`base` below: reading 110 MB of entry pages, unnesting, hashing); grouping the rows of
+  // entry_facet_values by value (an index-only scan) still took 50-300 ms for `tags` alone (394k rows),
+  // reading the counts takes a few ms. Other paths (identifier, displayName, deeper JSON paths) keep
+  // the generic way: one pass over the matched entries in which each entry's values of every such
+  // field become one array column of `base` (scanning `entries` once per facet cost a heap scan each).
+  // A filter without text keeps the generic path for every field: joining a broad filter's entries
+  // to their rows here cost more than reading their arrays (type = mcp-server-card, 60k of 100k
+  // entries: 760-1600 ms for `tags` alone, against ~550 ms for three facets the generic way), and a
+  // selective filter reads few entries through its index either way.
+  const tableFits = deps.useFacetTable !== false && (matches !== null || filter.length === 0);
+  const fast = facets.map((f) => tableFits && isFacetTableField(f.field));
+  const ctes: RawBuilder<unknown>[] = [];
+  const matched = matches !== null;
+  if (matches) {
+    const ids = matchedIdentifiersSql(matches.map((m) => m.identifier));
+    ctes.push(sql`m AS MATERIALIZED (SELECT e.identifier, e.facet_key FROM (${ids}) AS i JOIN entries e ON e.identifier = i.identifier)`);
+  }
+  const generic = facets.map((f, i) => ({ field: f.field, i })).filter((_, i) => !fast[i]);
+  if (generic.length > 0) {
+    const columns = sql.join(generic.map((f) => sql`${fieldValuesArraySql(f.field)} AS ${sql.ref(`f${f.i}`)}`));
+    const from = matched ? sql`m JOIN entries e ON e.identifier = m.identifier` : sql`entries e WHERE ${liveAndFilteredSql(filter)}`;
+    ctes.push(sql`base AS MATERIALIZED (SELECT ${columns} FROM ${from})`);
+  }
+
   const selects: RawBuilder<unknown>[] = [];
   facets.forEach((facet, i) => {
-    const column = sql.ref(`base.f${i}`);
     const r = sql.ref(`r${i}`);
-    ranked.push(sql`${r} AS (
-        SELECT value, n, row_number() OVER (ORDER BY n DESC, value COLLATE "C" ASC) AS rank
-        FROM (SELECT v.value, count(*) AS n FROM base CROSS JOIN LATERAL unnest(${column}) WITH ORDINALITY AS v(value, i)
+    // counts: (value, n) per distinct value; entriesWith(values): the number of entries with any of them.
+    let counts: RawBuilder<unknown>;
+    let entriesWith: (values: RawBuilder<unknown>) => RawBuilder<unknown>;
+    if (fast[i]) {
+      const rows = sql`entry_facet_values v WHERE v.field = ${facet.field}${matched ? sql` AND v.entry_key IN (SELECT facet_key FROM m)` : sql``}`;
+      counts = matched
+        ? sql`SELECT v.value, count(*) AS n FROM ${rows} GROUP BY v.value`
+        : sql`SELECT c.value, c.entries AS n FROM facet_value_counts c WHERE c.field = ${facet.field}`;
+      entriesWith = (values) => sql`SELECT count(DISTINCT v.entry_key) FROM ${rows} AND v.value IN (${values})`;
+    } else {
+      // An entry counts once per distinct value (array_position finds an element's first occurrence).
+      const column = sql.ref(`base.f${i}`);
+      counts = sql`SELECT v.value, count(*) AS n FROM base CROSS JOIN LATERAL unnest(${column}) WITH ORDINALITY AS v(value, i)
               WHERE v.value IS NOT NULL AND array_position(${column}, v.value) = v.i
-              GROUP BY v.value) b
+              GROUP BY v.value`;
+      // The IN (uncorrelated subquery) is a hashed subplan; `&&` against an array of the values beyond
+      // compares element by element and took seconds with 2000 publishers (bench/listing.ts).
+      entriesWith = (values) => sql`SELECT count(*) FROM base WHERE EXISTS (SELECT 1 FROM unnest(${column}) AS v(value) WHERE v.value IN (${values}))`;
+    }
+    ctes.push(sql`${r} AS (
+        SELECT value, n, row_number() OVER (ORDER BY n DESC, value COLLATE "C" ASC) AS rank
+        FROM (${counts}) b
         WHERE n >= ${facet.minCount}
       )`);
-    // An entry counts once per distinct value (array_position finds an element's first occurrence).
     // otherCount counts entries, not bucket memberships: an entry with two tags beyond the limit is one.
-    // Single-valued: the sum of the counts beyond. Multi-valued: entries with any value beyond, the
-    // IN (uncorrelated subquery) is a hashed subplan; `&&` against an array of the values beyond
-    // compares element by element and took seconds with 2000 publishers (bench/listing.ts).
+    // Single-valued: the sum of the counts beyond. Multi-valued: entries with any value beyond.
     const other = isMultiValuedField(facet.field)
-      ? sql`SELECT count(*) FROM base WHERE EXISTS (SELECT 1 FROM unnest(${column}) AS v(value)
-          WHERE v.value IN (SELECT value FROM ${r} WHERE rank > ${facet.limit}))`
+      ? entriesWith(sql`SELECT value FROM ${r} WHERE rank > ${facet.limit}`)
       : sql`SELECT sum(n) FROM ${r} WHERE rank > ${facet.limit}`;
     selects.push(sql`(SELECT ${i}::int AS facet, value, n AS count, rank FROM ${r} WHERE rank <= ${facet.limit})
       UNION ALL
@@ -121,8 +159,7 @@ export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): P
     await sql`SET LOCAL work_mem = '64MB'`.execute(trx);
     await sql`SET LOCAL jit = off`.execute(trx);
     return sql<{ facet: number; value: string | null; count: string; rank: string | null }>`
-      WITH ${matched} base AS MATERIALIZED (SELECT ${columns} FROM ${from}),
-      ${sql.join(ranked, sql`, `)}
+      WITH ${sql.join(ctes, sql`, `)}
       ${sql.join(selects, sql` UNION ALL `)}`.execute(trx);
   });
 

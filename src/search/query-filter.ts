@@ -138,6 +138,21 @@ export function fieldValuesArraySql(path: string): RawBuilder<string[]> {
       WHERE jsonb_typeof(j.item) IN ('string', 'number', 'boolean'))`;
 }
 
+/** Facet fields whose JSON path the facet table holds beside the `metadata.<key>` and `host.<key>` scalars. */
+const FACET_TABLE_PATHS = new Set(['type', 'publisher', 'version', 'tags', 'capabilities', 'trustManifest.attestations.type']);
+
+/**
+ * True when `entry_facet_values` (db/migrations/0005_facets.sql) holds the values of a field path
+ * already checked by checkFieldPath, under that path as its `field`: exactly the values
+ * fieldValuesArraySql reads, one row per live entry and distinct value. The other paths (identifier,
+ * displayName, description, deeper JSON paths) are read from `entries` by fieldValuesArraySql.
+ */
+export function isFacetTableField(path: string): boolean {
+  if (FACET_TABLE_PATHS.has(path)) return true;
+  const segments = path.split('.');
+  return segments.length === 2 && (segments[0] === 'metadata' || segments[0] === 'host');
+}
+
 /** `$."a"."b" ? (@ == $vals[*])`: lax mode unwraps arrays at every step, so any element matches. */
 function toJsonPath(segments: string[]): string {
   return `$${segments.map((s) => `."${s}"`).join('')} ? (@ == $vals[*])`;
