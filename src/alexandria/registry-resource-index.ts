@@ -1,7 +1,7 @@
 /**
  * The production `ResourceIndex`: the registry's own store and ranking engine. `search` is POST /search's
  * engine (prepareQuery + rankEntries, same relevance, same cutoff, same filter compiler), `getEntry` is the
- * exact live-entry lookup, and `facetCounts` is the database facet count POST /explore uses.
+ * exact live-entry lookup, and `facetCounts` is POST /explore's facet computation (explore-service.ts).
  *
  * Sponsorship cannot influence the relevance: the ranked text (searchableText: name, description, tags,
  * capabilities) and the embeddings never read `metadata`, where `sponsored` lives.
@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 
 import { getLiveEntry, listLiveEntriesOfType } from '../catalog/entry-repository';
 import type { Database } from '../db/schema';
-import { countFacetValues } from '../search/facet-counts';
+import { MAX_FACET_LIMIT, exploreRegistry } from '../search/explore-service';
 import { normaliseFilter, type QueryFilter } from '../search/query-filter';
 import { prepareQuery, type QueryEmbedder } from '../search/relevance';
 import { rankEntries } from '../search/search-service';
@@ -41,8 +41,10 @@ export class RegistryResourceIndex implements ResourceIndex {
     return (await getLiveEntry(this.deps.db, identifier))?.entry ?? null;
   }
 
+  /** Every value of `field` over the entries matching `filter` (up to explore's largest limit). */
   async facetCounts(field: string, filter: IndexFilter) {
-    return countFacetValues(this.deps.db, field, normaliseFilter(toQueryFilter(filter)));
+    const { facets } = await exploreRegistry(this.deps, { filter: toQueryFilter(filter), facets: [{ field, limit: MAX_FACET_LIMIT }] });
+    return facets[field].buckets;
   }
 }
 

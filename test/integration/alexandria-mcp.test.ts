@@ -11,8 +11,6 @@ import { type AlexandriaLibrary, loadAlexandriaLibrary, recordToCatalogEntry, ur
 import { openRegistryLibrary } from '../../src/alexandria/registry-resource-index';
 import type { Database } from '../../src/db/schema';
 import { ALEXANDRIA_LIBRARY_FILE } from '../../src/ingest/alexandria-corpus';
-import { countFacetValues } from '../../src/search/facet-counts';
-import { normaliseFilter } from '../../src/search/query-filter';
 import { createAlexandriaMcpServer, type ToolErrorLogger } from '../../src/mcp';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 import { databaseUrl } from '../helpers/test-database';
@@ -250,31 +248,21 @@ describe('list_topics counts are live', () => {
   });
 });
 
-describe('countFacetValues (shared with POST /explore)', () => {
-  const alexandriaOnly = normaliseFilter({ type: 'application/vnd.alexandria.resource+json' });
-
-  it('counts metadata values and array elements under a filter, most frequent first, ties by value', async () => {
-    expect(await countFacetValues(registry.ctx.db, 'metadata.kind', alexandriaOnly)).toEqual([
-      { value: 'paper', count: 92 },
-      { value: 'repo', count: 65 },
-      { value: 'post', count: 23 },
-    ]);
-    const useCases = await countFacetValues(registry.ctx.db, 'capabilities', alexandriaOnly);
-    expect(useCases).toHaveLength(library.use_cases.length);
-    for (const { value, count } of useCases) expect(count).toBe(library.records.filter((r) => r.use_cases.includes(value)).length);
-    for (let i = 1; i < useCases.length; i += 1) {
-      const [a, b] = [useCases[i - 1]!, useCases[i]!];
-      expect(a.count > b.count || (a.count === b.count && a.value < b.value)).toBe(true);
+describe('list_topics counts are POST /explore facet counts', () => {
+  it('equal the tags facet of /explore over the Alexandria entries, and the library file', async () => {
+    const res = await registry.post('/explore', {
+      query: { filter: { type: 'application/vnd.alexandria.resource+json' } },
+      resultType: { facets: [{ field: 'tags', limit: 100 }] },
+    });
+    expect(res.status).toBe(200);
+    const viaExplore = Object.fromEntries(res.body.facets.tags.buckets.map((b: { value: string; count: number }) => [b.value, b.count]));
+    const { service } = await openRegistryLibrary({ db: registry.ctx.db, embedder: registry.ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
+    const { topics } = await service.listTopics();
+    expect(topics).toHaveLength(library.topics.length);
+    for (const { topic, entries } of topics) {
+      expect(entries).toBe(viaExplore[topic] ?? 0);
+      expect(entries).toBe(library.records.filter((r) => r.tags.includes(topic)).length);
     }
-    const memoryPapers = await countFacetValues(registry.ctx.db, 'type', normaliseFilter({ tags: 'memory', 'metadata.kind': 'paper' }));
-    expect(memoryPapers).toEqual([
-      { value: 'application/vnd.alexandria.resource+json', count: library.records.filter((r) => r.kind === 'paper' && r.tags.includes('memory')).length },
-    ]);
-    expect(await countFacetValues(registry.ctx.db, 'type', [], { limit: 1 })).toHaveLength(1);
-  });
-
-  it('rejects a field it cannot count, naming the countable ones', async () => {
-    await expect(countFacetValues(registry.ctx.db, 'description', [])).rejects.toThrow(/'description' cannot be counted; facet fields: type, publisher/);
   });
 });
 
