@@ -8,7 +8,6 @@ export type ErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'RATE_LIMIT_EXCEEDED'
   | 'INTERNAL_ERROR'
-  | 'NOT_IMPLEMENTED'
   | 'UNAVAILABLE';
 
 export abstract class ApiError extends Error {
@@ -46,11 +45,6 @@ export class RateLimitError extends ApiError {
   constructor(message: string, readonly retryAfterSeconds: number) {
     super(message);
   }
-}
-
-export class NotImplementedError extends ApiError {
-  readonly status = 501;
-  readonly errorCode = 'NOT_IMPLEMENTED' as const;
 }
 
 /** The database (or another dependency) cannot be reached right now; retrying later may work. */
