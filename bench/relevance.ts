@@ -97,17 +97,35 @@ function alexandriaManifest(): unknown {
   return { specVersion: '1.0', host: { displayName: 'Alexandria library' }, entries: library.records.map(recordToCatalogEntry) };
 }
 
+/**
+ * CREATE DATABASE [TEMPLATE t], retried while another session (a concurrent bench run reading the
+ * template) holds the template open: PostgreSQL refuses to copy a database in use (SQLSTATE 55006).
+ */
+async function createFromTemplate(name: string, template?: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await adminQuery(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006' || attempt >= 120) throw error;
+      if (attempt === 1) console.log(`  waiting for other sessions to leave ${template}`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
 /** Builds under a temporary name and renames when complete, so an interrupted run leaves nothing half-filled. */
 async function ensureDatabase(name: string, fill: (db: Kysely<Database>) => Promise<void>, template?: string): Promise<void> {
   if (await databaseExists(name)) return;
   const building = `${name}_building`;
   await adminQuery(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
-  await adminQuery(`CREATE DATABASE ${building}${template ? ` TEMPLATE ${template}` : ''}`);
+  await createFromTemplate(building, template);
   const handle = await connectDatabase({ databaseUrl: databaseUrl(building), dataDir: '' });
   try {
     await migrateToLatest(handle.db);
     await fill(handle.db);
-    await sql`ANALYZE`.execute(handle.db);
+    // The state a running registry reaches (autovacuum): no dead row versions from the bulk load.
+    await sql`VACUUM ANALYZE`.execute(handle.db);
   } finally {
     await handle.close();
   }

@@ -1,6 +1,6 @@
 /**
  * The production `ResourceIndex`: the registry's own store and ranking engine. `search` is POST /search's
- * engine (prepareQuery + rankEntries, same relevance, same cutoff, same filter compiler), `getEntry` is the
+ * engine (rankText, same relevance, same cutoff, same filter compiler), `getEntry` is the
  * exact live-entry lookup, and `facetCounts` is POST /explore's facet computation (explore-service.ts).
  *
  * Sponsorship cannot influence the relevance: the ranked text (searchableText: name, description, tags,
@@ -12,8 +12,8 @@ import { getLiveEntry, listLiveEntriesOfType } from '../catalog/entry-repository
 import type { Database } from '../db/schema';
 import { MAX_FACET_LIMIT, exploreRegistry } from '../search/explore-service';
 import { normaliseFilter, type QueryFilter } from '../search/query-filter';
-import { prepareQuery, type QueryEmbedder } from '../search/relevance';
-import { rankEntries } from '../search/search-service';
+import type { QueryEmbedder } from '../search/relevance';
+import { rankText } from '../search/search-service';
 import { AlexandriaLibraryService } from './library-service';
 import type { IndexFilter, IndexSearchParams, IndexSearchResult, ResourceIndex } from './library-service';
 import { ALEXANDRIA_MEDIA_TYPE, catalogEntryToRecord } from './mapping';
@@ -29,8 +29,7 @@ export class RegistryResourceIndex implements ResourceIndex {
 
   async search(params: IndexSearchParams): Promise<IndexSearchResult> {
     const { db, embedder } = this.deps;
-    const query = await prepareQuery(db, embedder, params.text.trim());
-    const ranked = await rankEntries(db, query, normaliseFilter(toQueryFilter(params.filter)));
+    const ranked = await rankText({ db, embedder }, params.text.trim(), normaliseFilter(toQueryFilter(params.filter)));
     return {
       entries: ranked.slice(0, params.limit).map((r) => ({ entry: r.entry, score: r.score })),
       total: ranked.length,

@@ -5,12 +5,11 @@ import type { Logger } from '../logger';
 import { InvalidArgumentError } from '../errors';
 import { queryKey } from '../search/page-token';
 import { normaliseFilter, type QueryFilter } from '../search/query-filter';
-import { prepareQuery } from '../search/relevance';
 import {
   MAX_PAGE_SIZE,
   checkPageSize,
   checkQueryText,
-  rankEntries,
+  rankText,
   searchIndex,
   timed,
   type SearchDeps,
@@ -104,9 +103,8 @@ export async function federatedSearch(deps: FederatedSearchDeps, input: Federate
  * registry, nor one already visited. `url` is the peer's search route (OpenAPI RegistryReferral).
  */
 export async function findReferrals(deps: FederatedSearchDeps, text: string, visited: readonly string[] = []): Promise<RegistryReferral[]> {
-  const query = await prepareQuery(deps.db, deps.embedder, checkQueryText(text));
   const [ranked, known] = await Promise.all([
-    rankEntries(deps.db, query, normaliseFilter({ type: [...REGISTRY_TYPES] })),
+    rankText(deps, checkQueryText(text), normaliseFilter({ type: [...REGISTRY_TYPES] })),
     listKnownPeers(deps.db, deps.configuredPeers, deps.publicUrl),
   ]);
   const eligible = new Map(known.filter((p) => !visited.includes(p.baseUrl)).map((p) => [p.baseUrl, p]));
@@ -164,9 +162,7 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
         signal: controller.signal,
       });
     const [ranked, fetched] = await Promise.all([
-      timed(deps.timings, 'embedding', () => prepareQuery(deps.db, deps.embedder, text)).then((q) =>
-        timed(deps.timings, 'sql', () => rankEntries(deps.db, q, filter)),
-      ),
+      rankText(deps, text, filter),
       timed(deps.timings, 'federation', () => Promise.all(cursors.map((c) => fetchPeerList(c, pageSize, call)))),
     ]);
 

@@ -9,6 +9,7 @@ import { deleteVectors, prepareEntry, storedHashes, storeVectors, upsertEntries,
 import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { ENTRY_VECTOR_FIELDS, entryEmbeddingTexts } from '../embedding/entry-texts';
+import { vacuumSearchStatistics } from '../db/maintenance';
 
 export class ManifestInvalidError extends Error {
   override name = 'ManifestInvalidError';
@@ -103,6 +104,7 @@ export async function writeEntries(
     for (const field of ENTRY_VECTOR_FIELDS) await storeVectors(trx, deps.embedder.id, field, vectors[field]);
     if (options.inTransaction) await options.inTransaction(trx);
   });
+  if (changed.length + reattributed.length > 0) await vacuumSearchStatistics(deps.db);
   return { added, updated: changed.length - added, unchanged };
 }
 

@@ -5,7 +5,7 @@ import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
 import { liveAndFilteredSql, matchedIdentifiersSql } from './matched-set';
 import { checkFieldPath, fieldValuesArraySql, isFacetTableField, isMultiValuedField, normaliseFilter, type QueryFilter } from './query-filter';
-import { findMatches, prepareQuery, type QueryEmbedder } from './relevance';
+import { matchText, type QueryEmbedder } from './relevance';
 import { checkQueryText, timed, type SearchTimings } from './search-service';
 
 export const DEFAULT_FACET_LIMIT = 20;
@@ -81,8 +81,7 @@ export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): P
   const text = input.text === undefined ? undefined : checkQueryText(input.text);
   if (facets.length === 0) return { resultType: 'facets', facets: {} };
 
-  const q = text === undefined ? null : await timed(deps.timings, 'embedding', () => prepareQuery(deps.db, deps.embedder, text));
-  const matches = q === null ? null : await timed(deps.timings, 'sql', () => findMatches(deps.db, q, filter));
+  const matches = text === undefined ? null : await matchText(deps.db, deps.embedder, text, filter, {}, deps.timings);
   if (matches !== null && matches.length === 0) return { resultType: 'facets', facets: Object.fromEntries(facets.map((f) => [f.field, { buckets: [] }])) };
 
   // Two sources of (entry, value) pairs. The standard facet fields come from the facet tables of

@@ -143,11 +143,16 @@ export async function prepareQuery(
   text: string,
   options: Pick<RankingOptions, 'corrections' | 'expansions'> = {},
 ): Promise<PreparedQuery> {
-  const typed = expandQuery(text).filter((w) => options.expansions !== false || w.weight === 1);
-  const corrections = options.corrections === false ? [] : await correctionsAndCompletions(db, typed);
-  const words = dedupe([...typed, ...corrections]);
+  const words = await queryWords(db, text, options);
   const [vector, lexical] = await Promise.all([embedder.embedOne(embeddingText(text, words)), resolveTerms(db, words)]);
   return { text, model: embedder.id, dimensions: embedder.dimensions, vector, ...lexical };
+}
+
+/** The query's concepts: the words as typed, their expansions, typo corrections and name completions. */
+async function queryWords(db: Kysely<Database>, text: string, options: Pick<RankingOptions, 'corrections' | 'expansions'>): Promise<QueryWord[]> {
+  const typed = expandQuery(text).filter((w) => options.expansions !== false || w.weight === 1);
+  const corrections = options.corrections === false ? [] : await correctionsAndCompletions(db, typed);
+  return dedupe([...typed, ...corrections]);
 }
 
 /**
@@ -353,13 +358,133 @@ export function embeddingColumnSql(q: PreparedQuery, alias = 'v'): RawBuilder<un
 }
 
 /** OR of the retrieval lexemes as a tsquery (callers skip lexical retrieval when there are none). */
-export function lexicalQuerySql(q: PreparedQuery): RawBuilder<unknown> {
+export function lexicalQuerySql(q: Pick<PreparedQuery, 'retrievalLexemes'>): RawBuilder<unknown> {
   return sql`(SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) FROM unnest(${q.retrievalLexemes}::text[]) AS l)`;
+}
+
+/** The query without its embedding: what the lexical retrieval needs, known before the embedding is. */
+export type LexicalQuery = Omit<PreparedQuery, 'vector'>;
+
+/** The query terms as a table `qt(grp, lexeme, wi, corr)`; wi = weight x IDF. */
+function queryTermsSql(q: LexicalQuery): RawBuilder<unknown> {
+  return sql`qt AS MATERIALIZED (SELECT * FROM unnest(${q.terms.map((t) => t.group)}::int[], ${q.terms.map((t) => t.lexeme)}::text[],
+                                  ${q.terms.map((t) => t.weight * t.idf)}::float8[], ${q.terms.map((t) => t.correction === true)}::bool[]) AS qt(grp, lexeme, wi, corr)
+             WHERE qt.wi > 0)`;
+}
+
+/**
+ * CTEs from `ce` (the candidates' entries: identifier, rank_* columns, `known`) to
+ * `lx(identifier, lexical, typed_lexical)`: BM25F (saturation(), lexicalSignal()) from the entries'
+ * precomputed term frequencies (migration 0007), one array_position per (candidate, query lexeme), set-based.
+ * Rows with `known` set (signals already computed by the lexical statement) are left out.
+ */
+function lexicalSignalCtes(q: LexicalQuery): RawBuilder<unknown> {
+  const lexicalMax = (q.lexicalMax > 0 ? q.lexicalMax : 1) * NAME_MATCH_SATURATION;
+  return sql`hits AS (
+      SELECT ce.identifier, qt.grp, qt.wi, qt.corr,
+             ce.rank_tf_name[p.i] + ce.rank_tf_other[p.i] / (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * ce.rank_length / ${q.averageLength}::float8) AS tf
+      FROM ce CROSS JOIN qt CROSS JOIN LATERAL array_position(ce.rank_lexemes, qt.lexeme) AS p(i)
+      WHERE p.i IS NOT NULL AND NOT ce.known),
+    per_concept AS (
+      SELECT identifier, max(wi * tf / (tf + ${BM25_K1}::float8)) AS best,
+             coalesce(max(wi * tf / (tf + ${BM25_K1}::float8)) FILTER (WHERE NOT corr), 0) AS best_typed
+      FROM hits GROUP BY identifier, grp),
+    lx AS (
+      SELECT identifier, sum(best) / ${lexicalMax}::float8 AS lexical, sum(best_typed) / ${lexicalMax}::float8 AS typed_lexical
+      FROM per_concept GROUP BY identifier)`;
+}
+
+/** The candidates' entries for lexicalSignalCtes, from a CTE `cand(identifier, known)`. */
+const CANDIDATE_ENTRIES = sql`ce AS MATERIALIZED (
+      SELECT e.identifier, e.rank_lexemes, e.rank_tf_name, e.rank_tf_other, e.rank_length, cand.known
+      FROM cand JOIN entries e ON e.identifier = cand.identifier)`;
+
+/** The best cosine of the entry `e` over the semantic fields. */
+function cosineSql(q: PreparedQuery, fields: readonly string[]): RawBuilder<unknown> {
+  return sql`(SELECT max(1 - (${embeddingColumnSql(q)} <=> ${vectorSql(q)})) FROM entry_vectors v
+           WHERE v.identifier = e.identifier AND v.model = ${q.model} AND v.field = ANY(${[...fields]}::text[]))`;
+}
+
+interface SignalRow {
+  identifier: string;
+  cosine: number | null;
+  lexical: number | null;
+  typed_lexical: number | null;
+}
+
+/**
+ * The lexical candidates: the top CANDIDATES_PER_SIGNAL entries matching the query's retrieval lexemes
+ * (filter inside the retrieval), with their lexical signals, and their cosine when the embedding is known.
+ */
+async function lexicalCandidates(db: Kysely<Database>, q: LexicalQuery, embedded: PreparedQuery | null, filter: NormalisedFilter, options: RankingOptions): Promise<SignalRow[]> {
+  if (options.signals?.lexical === false || q.retrievalLexemes.length === 0) return [];
+  const tsq = lexicalQuerySql(q);
+  const cosine = embedded && options.signals?.semantic !== false ? cosineSql(embedded, options.semanticFields ?? SEMANTIC_FIELDS) : sql`NULL::float8`;
+  const result = await sql<SignalRow>`
+    WITH ${queryTermsSql(q)},
+    cand AS (SELECT e.identifier, false AS known FROM entries e WHERE e.deleted_at IS NULL AND e.rank_doc @@ ${tsq} AND ${filterToSql(filter)}
+             ORDER BY ts_rank(e.rank_doc, ${tsq}) DESC, e.identifier LIMIT ${CANDIDATES_PER_SIGNAL}),
+    ${CANDIDATE_ENTRIES},
+    ${lexicalSignalCtes(q)}
+    SELECT e.identifier, ${cosine} AS cosine, lx.lexical, lx.typed_lexical
+    FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(db);
+  return result.rows;
+}
+
+/**
+ * The vector candidates (the top CANDIDATES_PER_VECTOR_FIELD per semantic field, filter inside the HNSW
+ * scan) with their cosine and lexical signals, plus the cosine of `known` entries (lexical candidates
+ * retrieved before the embedding was ready), whose lexical signals are already known.
+ */
+async function vectorCandidates(db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter, known: readonly string[], options: RankingOptions): Promise<SignalRow[]> {
+  const fields = options.semanticFields ?? SEMANTIC_FIELDS;
+  if (options.signals?.semantic === false || (fields.length === 0 && known.length === 0)) return [];
+  const where = filterToSql(filter);
+  const retrievals = fields.map(
+    (field) => sql`(SELECT v.identifier FROM entry_vectors v JOIN entries e ON e.identifier = v.identifier
+        WHERE v.model = ${q.model} AND v.field = ${field} AND e.deleted_at IS NULL AND ${where}
+        ORDER BY ${embeddingColumnSql(q)} <=> ${vectorSql(q)} LIMIT ${CANDIDATES_PER_VECTOR_FIELD})`,
+  );
+  const found = retrievals.length > 0 ? sql.join(retrievals, sql` UNION `) : sql`SELECT NULL::text AS identifier WHERE false`;
+  const lexical = options.signals?.lexical !== false;
+  const run = async (trx: Kysely<Database>) => {
+    // Filtered vector retrieval: let HNSW keep scanning until LIMIT rows pass the filter (pgvector 0.8).
+    // One round trip for both settings (transaction-local, like SET LOCAL).
+    await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(CANDIDATES_PER_VECTOR_FIELD)}, true)`.execute(trx);
+    return sql<SignalRow>`
+      WITH ${queryTermsSql(q)},
+      cand AS (SELECT identifier, bool_or(known) AS known FROM (
+                 SELECT f.identifier, false AS known FROM (${found}) f
+                 UNION ALL SELECT k, true FROM unnest(${[...known]}::text[]) AS k) c
+               WHERE identifier IS NOT NULL GROUP BY identifier),
+      ${CANDIDATE_ENTRIES},
+      ${lexicalSignalCtes(q)}
+      SELECT e.identifier, ${cosineSql(q, fields)} AS cosine,
+        ${lexical ? sql`CASE WHEN e.known THEN NULL ELSE coalesce(lx.lexical, 0) END` : sql`NULL::float8`} AS lexical,
+        ${lexical ? sql`CASE WHEN e.known THEN NULL ELSE coalesce(lx.typed_lexical, 0) END` : sql`NULL::float8`} AS typed_lexical
+      FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(trx);
+  };
+  return (await db.transaction().execute(run)).rows;
+}
+
+/** One row per candidate: a lexical candidate's signals, completed by the cosine the vector statement computed. */
+function mergeSignals(lexicalRows: SignalRow[], vectorRows: SignalRow[]): CandidateSignals[] {
+  const out = new Map<string, CandidateSignals>();
+  for (const r of [...lexicalRows, ...vectorRows]) {
+    const seen = out.get(r.identifier);
+    const row = seen ?? { identifier: r.identifier, cosine: 0, lexical: 0, typedLexical: 0 };
+    if (r.cosine !== null) row.cosine = Number(r.cosine);
+    if (r.lexical !== null) row.lexical = Math.min(1, Number(r.lexical));
+    if (r.typed_lexical !== null) row.typedLexical = Math.min(1, Number(r.typed_lexical));
+    if (!seen) out.set(r.identifier, row);
+  }
+  return [...out.values()];
 }
 
 /**
  * Every candidate (top by each vector field, top by lexical match; the filter applied inside each
- * retrieval, not after a cut) with its raw signals: best cosine and the lexical signal.
+ * retrieval, not after a cut) with its raw signals: best cosine and the lexical signal. The lexical and
+ * the vector statement run at the same time, on two connections of the pool.
  */
 export async function rankSignals(
   db: Kysely<Database>,
@@ -367,58 +492,8 @@ export async function rankSignals(
   filter: NormalisedFilter,
   options: RankingOptions = {},
 ): Promise<CandidateSignals[]> {
-  const where = filterToSql(filter);
-  const qv = vectorSql(q);
-  const emb = embeddingColumnSql(q);
-  const fields = options.semanticFields ?? SEMANTIC_FIELDS;
-  const useSemantic = options.signals?.semantic !== false;
-  const useLexical = options.signals?.lexical !== false;
-  const vectorBranches = fields.map(
-    (field) => sql`(SELECT v.identifier FROM entry_vectors v JOIN entries e ON e.identifier = v.identifier
-        WHERE v.model = ${q.model} AND v.field = ${field} AND e.deleted_at IS NULL AND ${where}
-        ORDER BY ${emb} <=> ${qv} LIMIT ${CANDIDATES_PER_VECTOR_FIELD})`,
-  );
-  const vec = useSemantic && vectorBranches.length > 0 ? sql.join(vectorBranches, sql` UNION `) : sql`SELECT NULL::text AS identifier WHERE false`;
-  const tsq = lexicalQuerySql(q);
-  const lex = useLexical && q.retrievalLexemes.length > 0
-    ? sql`SELECT e.identifier FROM entries e WHERE e.deleted_at IS NULL AND e.rank_doc @@ ${tsq} AND ${where}
-          ORDER BY ts_rank(e.rank_doc, ${tsq}) DESC, e.identifier LIMIT ${CANDIDATES_PER_SIGNAL}`
-    : sql`SELECT NULL::text AS identifier WHERE false`;
-  const lexicalMax = (q.lexicalMax > 0 ? q.lexicalMax : 1) * NAME_MATCH_SATURATION;
-  const run = async (trx: Kysely<Database>) => {
-    // Filtered vector retrieval: let HNSW keep scanning until LIMIT rows pass the filter (pgvector 0.8).
-    // One round trip for both settings (transaction-local, like SET LOCAL).
-    await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(CANDIDATES_PER_VECTOR_FIELD)}, true)`.execute(trx);
-    return sql<{ identifier: string; cosine: number | null; lexical: number | null; typed_lexical: number | null }>`
-      WITH cand AS ((${vec}) UNION (${lex})),
-      qt AS (SELECT * FROM unnest(${q.terms.map((t) => t.group)}::int[], ${q.terms.map((t) => t.lexeme)}::text[],
-                                  ${q.terms.map((t) => t.weight * t.idf)}::float8[], ${q.terms.map((t) => t.correction === true)}::bool[]) AS qt(grp, lexeme, wi, corr)
-             WHERE qt.wi > 0)
-      SELECT e.identifier,
-        ${useSemantic ? sql`(SELECT max(1 - (${emb} <=> ${qv})) FROM entry_vectors v
-           WHERE v.identifier = e.identifier AND v.model = ${q.model} AND v.field = ANY(${[...fields]}::text[]))` : sql`NULL::float8`} AS cosine,
-        ${useLexical ? sql`lx.lexical` : sql`NULL::float8`} AS lexical,
-        ${useLexical ? sql`lx.typed_lexical` : sql`NULL::float8`} AS typed_lexical
-      FROM cand JOIN entries e ON e.identifier = cand.identifier
-      ${useLexical ? sql`LEFT JOIN LATERAL (SELECT sum(best) / ${lexicalMax}::float8 AS lexical, sum(best_typed) / ${lexicalMax}::float8 AS typed_lexical FROM (
-            SELECT max(qt.wi * m.tf / (m.tf + ${BM25_K1}::float8)) AS best,
-                   coalesce(max(qt.wi * m.tf / (m.tf + ${BM25_K1}::float8)) FILTER (WHERE NOT qt.corr), 0) AS best_typed
-            FROM (SELECT u.lexeme,
-                    (SELECT coalesce(sum(ard_weight_value(w)) FILTER (WHERE w = 'A'), 0)
-                          + coalesce(sum(ard_weight_value(w)) FILTER (WHERE w <> 'A'), 0)
-                            / (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * e.rank_length / ${q.averageLength}::float8)
-                     FROM unnest(u.weights) AS w) AS tf
-                  FROM unnest(e.rank_doc) AS u WHERE u.lexeme = ANY(${q.terms.map((t) => t.lexeme)}::text[])) m
-            JOIN qt ON qt.lexeme = m.lexeme GROUP BY qt.grp) g) lx ON true` : sql``}
-      WHERE cand.identifier IS NOT NULL`.execute(trx);
-  };
-  const result = await db.transaction().execute(run);
-  return result.rows.map((r) => ({
-    identifier: r.identifier,
-    cosine: Number(r.cosine ?? 0),
-    lexical: Math.min(1, Number(r.lexical ?? 0)),
-    typedLexical: Math.min(1, Number(r.typed_lexical ?? 0)),
-  }));
+  const [lexicalRows, vectorRows] = await Promise.all([lexicalCandidates(db, q, q, filter, options), vectorCandidates(db, q, filter, [], options)]);
+  return mergeSignals(lexicalRows, vectorRows);
 }
 
 /**
@@ -426,10 +501,14 @@ export async function rankSignals(
  * and 0-100 score, best first, ties by identifier. Search pages through it; explore counts and groups it.
  */
 export async function findMatches(db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter, options: RankingOptions = {}): Promise<Match[]> {
+  return scoreCandidates(q, await rankSignals(db, q, filter, options), options);
+}
+
+/** Signals to relevance: calibration, the corrections' semantic gate, fusion and the cutoff; best first. */
+function scoreCandidates(q: Pick<PreparedQuery, 'unseenShare'>, rows: CandidateSignals[], options: RankingOptions): Match[] {
   const cutoff = options.cutoff ?? RELEVANCE_CUTOFF;
   const useSemantic = options.signals?.semantic !== false;
   const useLexical = options.signals?.lexical !== false;
-  const rows = await rankSignals(db, q, filter, options);
   const baseline = baselineCosine(rows.map((r) => r.cosine));
   const weight = semanticWeight(q.unseenShare);
   const out: Match[] = [];
@@ -443,13 +522,50 @@ export async function findMatches(db: Kysely<Database>, q: PreparedQuery, filter
   return out.sort((a, b) => b.relevance - a.relevance || (a.identifier < b.identifier ? -1 : a.identifier > b.identifier ? 1 : 0));
 }
 
-/** Convenience for callers holding only text (explore): normalise, embed, match. */
+/**
+ * The matched set for a query text, pipelined: the lexical retrieval runs in PostgreSQL while the query
+ * is embedded (on the embedder's worker thread), then the vector retrieval. Same result as
+ * findMatches(prepareQuery(text)); what POST /search and POST /explore call.
+ */
 export async function matchText(
   db: Kysely<Database>,
   embedder: QueryEmbedder,
   text: string,
   filter: NormalisedFilter,
   options: RankingOptions = {},
+  timings?: StageTimings,
 ): Promise<Match[]> {
-  return findMatches(db, await prepareQuery(db, embedder, text, options), filter, options);
+  let sqlMs = 0;
+  const inSql = async <T>(work: () => Promise<T>): Promise<T> => {
+    const start = performance.now();
+    try {
+      return await work();
+    } finally {
+      sqlMs += performance.now() - start;
+    }
+  };
+  const words = await inSql(() => queryWords(db, text, options));
+  const embeddingStart = performance.now();
+  const embedding = embedder.embedOne(embeddingText(text, words)).then((vector) => {
+    timings?.observe('embedding', (performance.now() - embeddingStart) / 1000);
+    return vector;
+  });
+  // Awaited below; a failure of the lexical side first must not leave this rejection unhandled.
+  embedding.catch(() => undefined);
+  const { lexical, lexicalRows } = await inSql(async () => {
+    const lexical: LexicalQuery = { text, model: embedder.id, dimensions: embedder.dimensions, ...(await resolveTerms(db, words)) };
+    return { lexical, lexicalRows: await lexicalCandidates(db, lexical, null, filter, options) };
+  });
+  const q: PreparedQuery = { ...lexical, vector: await embedding };
+  const vectorRows = await inSql(() => vectorCandidates(db, q, filter, lexicalRows.map((r) => r.identifier), options));
+  timings?.observe('sql', sqlMs / 1000);
+  return scoreCandidates(q, mergeSignals(lexicalRows, vectorRows), options);
+}
+
+/**
+ * Receives the duration of matchText's stages, which overlap: 'embedding' (the query embedding) runs while
+ * part of 'sql' (the statements' wall time, summed) does.
+ */
+export interface StageTimings {
+  observe(stage: 'embedding' | 'sql', seconds: number): void;
 }

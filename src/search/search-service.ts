@@ -8,7 +8,7 @@ import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
 import { normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
 import { queryKey, type PageTokenCodec } from './page-token';
-import { findMatches, prepareQuery, type PreparedQuery, type QueryEmbedder, type RankingOptions } from './relevance';
+import { findMatches, matchText, type Match, type PreparedQuery, type QueryEmbedder, type RankingOptions } from './relevance';
 
 export { CANDIDATES_PER_SIGNAL } from './relevance';
 export const DEFAULT_PAGE_SIZE = 10;
@@ -90,15 +90,21 @@ export async function searchIndex(deps: SearchDeps, input: SearchInput): Promise
   const filter = normaliseFilter(input.filter);
   const key = queryKey({ op: 'search', text, filter, pageSize });
   const offset = input.pageToken ? deps.pageTokens.decode(input.pageToken, key).o : 0;
-  // 'embedding' includes the query's lexeme statistics, fetched in parallel with the embedding.
-  const prepared = await timed(deps.timings, 'embedding', () => prepareQuery(deps.db, deps.embedder, text));
-  const ranked = await timed(deps.timings, 'sql', () => rankEntries(deps.db, prepared, filter));
+  const ranked = await rankText(deps, text, filter);
   const page = ranked.slice(offset, offset + pageSize);
   const next = offset + pageSize < ranked.length ? deps.pageTokens.encode({ q: key, o: offset + pageSize }) : undefined;
   return {
     results: page.map((r) => ({ ...r.entry, score: r.score, source: deps.publicUrl })),
     ...(next ? { pageToken: next } : {}),
   };
+}
+
+/**
+ * The whole ranked list above the cutoff for a query text, best first: matchText (the lexical retrieval
+ * overlapping the query embedding), then the matched entries. Stage durations go to `deps.timings`.
+ */
+export async function rankText(deps: Pick<SearchDeps, 'db' | 'embedder' | 'timings'>, text: string, filter: NormalisedFilter): Promise<RankedEntry[]> {
+  return withEntries(deps.db, await matchText(deps.db, deps.embedder, text, filter, {}, deps.timings));
 }
 
 /** The whole ranked list above the cutoff (at most the union of the candidate sets), best first. */
@@ -108,7 +114,11 @@ export async function rankEntries(
   filter: NormalisedFilter,
   options: RankingOptions = {},
 ): Promise<RankedEntry[]> {
-  const matches = await findMatches(db, q, filter, options);
+  return withEntries(db, await findMatches(db, q, filter, options));
+}
+
+/** The matches with their stored entries (an entry deleted meanwhile drops out). */
+async function withEntries(db: Kysely<Database>, matches: Match[]): Promise<RankedEntry[]> {
   if (matches.length === 0) return [];
   const rows = await db
     .selectFrom('entries')

@@ -1,0 +1,117 @@
+import { sql } from 'kysely';
+import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
+import { vacuumSearchStatistics } from '../../src/db/maintenance';
+import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
+import { withQueryCache } from '../../src/embedding/embedder';
+import { normaliseFilter } from '../../src/search/query-filter';
+import { findMatches, lexicalSignal, matchText, prepareQuery, type QueryEmbedder } from '../../src/search/relevance';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+
+// Migration 0007 changed how the ranking reads its data (inline vectors, precomputed BM25 term
+// frequencies) and search now runs the lexical retrieval while the query is embedded (matchText).
+// None of it may change a single relevance: these tests pin that against independent computations.
+let database: TestDatabase;
+let handle: DatabaseHandle;
+const model = new UseLiteEmbedder();
+const embedder: QueryEmbedder = withQueryCache(model);
+
+beforeAll(async () => {
+  database = await createTestDatabase({ withDemoCorpus: true });
+  handle = await connectDatabase({ databaseUrl: database.url, dataDir: '' });
+});
+afterAll(async () => {
+  await handle.close();
+  await database.drop();
+  await model.close();
+});
+
+/** The term frequencies of one entry recomputed from its rank_doc, the way 0003 defined them. */
+async function termFrequencies(identifier: string): Promise<{ tfs: Map<string, { name: number; other: number }>; length: number }> {
+  const rows = await sql<{ lexeme: string; weights: string[]; rank_length: number }>`
+    SELECT u.lexeme, u.weights, e.rank_length FROM entries e, unnest(e.rank_doc) AS u WHERE e.identifier = ${identifier}`.execute(handle.db);
+  const value: Record<string, number> = { A: 3, B: 2, C: 1, D: 0.5 };
+  const tfs = new Map<string, { name: number; other: number }>();
+  for (const r of rows.rows) {
+    const name = r.weights.filter((w) => w === 'A').length * value.A;
+    const other = r.weights.filter((w) => w !== 'A').reduce((sum, w) => sum + value[w], 0);
+    tfs.set(r.lexeme, { name, other });
+  }
+  return { tfs, length: Number(rows.rows[0]?.rank_length ?? 0) };
+}
+
+describe('search storage (migration 0007)', () => {
+  it('every entry holds term-frequency arrays aligned with its rank_doc', async () => {
+    const mismatches = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM entries e
+      WHERE e.rank_lexemes IS DISTINCT FROM (SELECT coalesce(array_agg(u.lexeme ORDER BY u.lexeme), '{}') FROM unnest(e.rank_doc) u)
+         OR cardinality(e.rank_tf_name) <> cardinality(e.rank_lexemes)
+         OR cardinality(e.rank_tf_other) <> cardinality(e.rank_lexemes)`.execute(handle.db);
+    expect(Number(mismatches.rows[0].n)).toBe(0);
+    const total = await sql<{ n: string }>`SELECT count(*) AS n FROM entries WHERE cardinality(rank_lexemes) > 0`.execute(handle.db);
+    expect(Number(total.rows[0].n)).toBeGreaterThan(500);
+  });
+
+  it('the arrays follow an entry whose text changes (trigger)', async () => {
+    const id = 'urn:air:github.com:PagerDuty:pagerduty-mcp-server';
+    await sql`UPDATE entries SET description = 'zebracorn zebracorn escalation' WHERE identifier = ${id}`.execute(handle.db);
+    const row = await sql<{ i: number | null; other: number | null }>`
+      SELECT array_position(rank_lexemes, 'zebracorn') AS i, rank_tf_other[array_position(rank_lexemes, 'zebracorn')] AS other
+      FROM entries WHERE identifier = ${id}`.execute(handle.db);
+    expect(row.rows[0].i).not.toBeNull();
+    expect(Number(row.rows[0].other)).toBe(2); // twice in the description (weight C = 1)
+  });
+
+  it('vectors are stored inline: MAIN storage and nothing in the TOAST table of entry_vectors', async () => {
+    const storage = await sql<{ attstorage: string; toast: string }>`
+      SELECT a.attstorage, pg_relation_size(c.reltoastrelid) AS toast
+      FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+      WHERE c.relname = 'entry_vectors' AND a.attname = 'embedding'`.execute(handle.db);
+    expect(storage.rows[0].attstorage).toBe('m');
+    expect(Number(storage.rows[0].toast)).toBe(0);
+  });
+
+  it('the lexical signal computed from the arrays equals lexicalSignal() over rank_doc', async () => {
+    const q = await prepareQuery(handle.db, embedder, 'send a message to a slack channel');
+    const matches = await findMatches(handle.db, q, normaliseFilter(undefined));
+    const checked = matches.filter((m) => m.lexical > 0).slice(0, 15);
+    expect(checked.length).toBeGreaterThan(5);
+    for (const m of checked) {
+      const { tfs, length } = await termFrequencies(m.identifier);
+      expect({ id: m.identifier, lexical: Number(m.lexical.toFixed(9)) }).toEqual({ id: m.identifier, lexical: Number(lexicalSignal(q, tfs, length).toFixed(9)) });
+    }
+  });
+});
+
+describe('matchText (lexical retrieval while the query is embedded)', () => {
+  const cases: Array<[string, Record<string, unknown> | undefined]> = [
+    ['send a message to a slack channel', undefined],
+    ['kubernets deploymnt helm charts', undefined],
+    ['who is on call right now for the payments service', undefined],
+    ['postgres database', { tags: 'postgres' }],
+    ['memory for agents', { type: 'application/vnd.alexandria.resource+json' }],
+    ['xqzvbl frobnicate wug', undefined],
+  ];
+  it.each(cases)('returns exactly what findMatches(prepareQuery) returns: %s', async (text, filter) => {
+    const normalised = normaliseFilter(filter);
+    const expected = await findMatches(handle.db, await prepareQuery(handle.db, embedder, text), normalised);
+    const pipelined = await matchText(handle.db, embedder, text, normalised);
+    expect(pipelined.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(expected.map((m) => [m.identifier, m.relevance.toFixed(12)]));
+  });
+
+  it('reports the embedding and the SQL time to its observer', async () => {
+    const seen: string[] = [];
+    await matchText(handle.db, embedder, 'weather forecast for tomorrow', normaliseFilter(undefined), {}, { observe: (stage, seconds) => {
+      expect(seconds).toBeGreaterThan(0);
+      seen.push(stage);
+    } });
+    expect(seen.sort()).toEqual(['embedding', 'sql']);
+  });
+});
+
+describe('vacuumSearchStatistics', () => {
+  it('vacuums the statistics tables outside a transaction and refuses inside one', async () => {
+    expect(await vacuumSearchStatistics(handle.db)).toBe(true);
+    const inside = await handle.db.transaction().execute((trx) => vacuumSearchStatistics(trx));
+    expect(inside).toBe(false);
+  });
+});
