@@ -1,6 +1,7 @@
 // Query normalisation and expansion: pure functions, no database. The query becomes groups of
 // alternative words ("concepts"): a group is matched when any of its alternatives is, so an expansion
 // ("k8s" -> "kubernetes") or a typo correction never counts twice and never dilutes the other words.
+import relatedWordsJson from './related-words.json';
 import synonymsJson from './synonyms.json';
 
 export interface QueryWord {
@@ -9,7 +10,10 @@ export interface QueryWord {
   word: string;
   /** 1 for the word as typed; below 1 for expansions, corrections and completions. */
   weight: number;
-  /** A typo correction from the corpus vocabulary (a guess, counted only with semantic agreement). */
+  /**
+   * A guess: a typo correction from the corpus vocabulary or a related word (related-words.json). Counted
+   * only with the query embedding's agreement (relevance.ts, gatedLexical).
+   */
   correction?: boolean;
 }
 
@@ -30,6 +34,8 @@ export function loadSynonyms(raw: Record<string, unknown> = synonymsJson): Synon
 }
 
 export const SYNONYMS = loadSynonyms();
+/** Everyday words for the domain's concepts ("rain" -> "weather"): related, not the same, so guesses. */
+export const RELATED_WORDS = loadSynonyms(relatedWordsJson);
 
 /** Lower-cased words; keeps inner '-', '.', '+' and '#' ("gpt-4", "node.js", "c++", "c#"). */
 export function tokenize(text: string): string[] {
@@ -38,8 +44,11 @@ export function tokenize(text: string): string[] {
   );
 }
 
-/** Query words grouped by concept, with the synonyms.json expansions of each word and two-word phrase. */
-export function expandQuery(text: string, synonyms: SynonymTable = SYNONYMS): QueryWord[] {
+/**
+ * Query words grouped by concept, with the synonyms.json expansions and the related-words.json guesses of
+ * each word and two-word phrase.
+ */
+export function expandQuery(text: string, synonyms: SynonymTable = SYNONYMS, related: SynonymTable = RELATED_WORDS): QueryWord[] {
   const tokens = tokenize(text);
   const out: QueryWord[] = [];
   let group = 0;
@@ -50,6 +59,9 @@ export function expandQuery(text: string, synonyms: SynonymTable = SYNONYMS): Qu
       const phrase = tokens.slice(i, i + n).join(' ');
       for (const expansion of synonyms.get(phrase) ?? []) {
         for (const word of tokenize(expansion)) out.push({ group, word, weight: EXPANSION_WEIGHT });
+      }
+      for (const expansion of related.get(phrase) ?? []) {
+        for (const word of tokenize(expansion)) out.push({ group, word, weight: EXPANSION_WEIGHT, correction: true });
       }
     }
     group++;

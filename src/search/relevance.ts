@@ -9,6 +9,7 @@
 //   description), normalised by what a perfect match of every query concept would score, so it reads as
 //   "the IDF-weighted share of the query's concepts this entry matches, saturated by term frequency".
 //   Concepts are groups of alternatives (query-text.ts): the word as typed, its synonyms.json expansions,
+//   its related-words.json guesses ("rain" -> "weather", counted only with semantic agreement),
 //   a trigram typo correction from the corpus vocabulary, and completions of a prefix of a product name.
 // fuse(): a noisy OR of SEMANTIC_WEIGHT x semantic and lexical, so a single signal's clear win (an exact
 // product name) is never averaged away, and agreement of both ranks above either alone.
@@ -37,7 +38,8 @@ export const SEMANTIC_WEIGHT = 0.45;
  */
 export const UNSEEN_SEMANTIC_BOOST = 0.3;
 /**
- * Typo corrections are guesses: the lexical signal an entry owes to corrections counts in proportion to
+ * Typo corrections and related words (related-words.json: "pictures" -> "images", which also means
+ * container images) are guesses: the lexical signal an entry owes to them counts in proportion to
  * how far its cosine stands above the median cosine of the query's top candidates, reaching full weight
  * CORRECTION_AGREEMENT_SPAN above it. "look at pictures of cats" -> "chats" finds a chat tool that the
  * query's embedding does not agree with, so that match does not count.
@@ -66,7 +68,10 @@ export const CORRECTION_CANDIDATES = 8;
 export const CORRECTION_KNN_WINDOW = 32;
 /** Corrections kept per unknown word. */
 export const CORRECTIONS_PER_WORD = 2;
-/** Prefix completion ("pager" -> "pagerduty") only from words this long, to names only. */
+/**
+ * Prefix completion ("pager" -> "pagerduty") only from words this long that the corpus does not hold, to
+ * names only: completing a known word ("next" -> "next.js", "need" -> "needle") added noise (docs/relevance.md).
+ */
 export const PREFIX_MIN_LENGTH = 4;
 export const PREFIX_WEIGHT = 0.8;
 /** Candidates per retrieval; the ranked list never goes deeper than their union. */
@@ -82,7 +87,7 @@ export interface QueryTerm {
   weight: number;
   df: number;
   idf: number;
-  /** Only a typo correction stands for this lexeme (not the word as typed, an expansion or a completion). */
+  /** Only a guess stands for this lexeme: a typo correction or a related word (not the word as typed, a synonym or a completion). */
   correction?: boolean;
 }
 
@@ -133,7 +138,7 @@ export interface CandidateSignals {
   identifier: string;
   cosine: number;
   lexical: number;
-  /** The lexical signal without the typo corrections' alternatives. */
+  /** The lexical signal without the guesses' alternatives (typo corrections, related words). */
   typedLexical: number;
 }
 
@@ -157,7 +162,7 @@ async function queryWords(db: Kysely<Database>, text: string, options: Pick<Rank
 
 /**
  * For each typed word the corpus does not contain: the closest vocabulary words by trigram similarity
- * ("kubernets" -> "kubernetes"). For each typed word of PREFIX_MIN_LENGTH or more: the name words it
+ * ("kubernets" -> "kubernetes"). For each such word of PREFIX_MIN_LENGTH or more: the name words it
  * begins ("pager" -> "pagerduty"), since stemming and whole-word matching cannot see inside names.
  */
 async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[]): Promise<QueryWord[]> {
@@ -183,7 +188,8 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
       WHERE s.term COLLATE "C" >= t.word AND s.term COLLATE "C" < t.word || chr(1114111)
         AND s.name_df > 0 AND left(s.term, length(t.word)) = t.word AND s.term <> t.word
       ORDER BY s.df DESC, s.term LIMIT 3) p
-    WHERE length(t.word) >= ${PREFIX_MIN_LENGTH}`.execute(db);
+    -- Only words the corpus does not hold: a known word matches as itself ("next" is not "next.js").
+    WHERE length(t.word) >= ${PREFIX_MIN_LENGTH} AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = t.word AND s.df > 0)`.execute(db);
   // A word that begins a product name is that name, not a typo: its completions replace its corrections.
   const completed = new Set(rows.rows.filter((r) => r.kind === 'prefix').map((r) => r.grp));
   const typedWord = new Map(typed.map((w) => [w.group, w.word]));

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { prepareQuery } from '../../src/search/relevance';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 
 // Behaviours the relevance benchmark (npm run bench:relevance) found and the ranking must keep.
@@ -26,6 +28,17 @@ describe('relevance (ARD §7.2, §7.3)', () => {
   it('a prefix of a product name finds it ("pager" -> PagerDuty)', async () => {
     const results = await search('pager');
     expect(results.slice(0, 3).map((r) => r.identifier)).toContain('urn:air:github.com:PagerDuty:pagerduty-mcp-server');
+  });
+
+  it('a word the corpus holds is matched as itself, not completed into product names ("next" is not "next.js")', async () => {
+    const lexemes = async (text: string) => (await prepareQuery(registry.ctx.db, registry.ctx.embedder, text)).terms.map((t) => t.lexeme);
+    // Precondition: "next" and "need" are corpus words that begin words of entry names (Next.js, Needle).
+    const names = await sql<{ term: string }>`SELECT term FROM term_stats WHERE name_df > 0 AND term IN ('next.js', 'needle')`.execute(registry.ctx.db);
+    expect(names.rows.map((r) => r.term).sort()).toEqual(['needle', 'next.js']);
+    expect(await lexemes('next steps')).not.toContain('next.js');
+    expect(await lexemes('what I need')).not.toContain('needl');
+    // A word the corpus lacks still completes ("pager" -> "pagerduty").
+    expect(await lexemes('pager')).toContain('pagerduty');
   });
 
   it('a misspelt query finds the entry by trigram correction ("kubernets")', async () => {

@@ -43,12 +43,22 @@ describe('hybrid ranking (ARD §7.2)', () => {
 
   it('a query about nothing in the corpus returns no results because of the relevance cutoff', async () => {
     expect(await search('purple elephant dancing ballet')).toEqual([]);
-    expect(await search('look at pictures of cats')).toEqual([]);
+    expect(await search('look at the cats')).toEqual([]);
+    expect(await search('banana bread recipe with walnuts')).toEqual([]);
   });
 
   it('an ordinary word the corpus lacks is not "corrected" into an unrelated word ("look" -> "lookups", "cats" -> "chats")', async () => {
     // Each of these words is one trigram-similar step from a corpus word; none is a typo of it.
-    for (const text of ['look at pictures of cats', 'purple elephant dancing ballet']) expect(await search(text)).toEqual([]);
+    for (const text of ['look at the cats', 'purple elephant dancing ballet']) expect(await search(text)).toEqual([]);
+  });
+
+  it('a related word counts only with semantic agreement ("pictures" -> "images" does not find container-image tools)', async () => {
+    // related-words.json maps "pictures" to "images", which OCI registries use for container images.
+    // ("pictures" means "images" now, so this query is no longer about nothing: at most a weak neighbour stays.)
+    const results = await search('look at pictures of cats');
+    expect(results.map((r) => r.identifier)).not.toContain('urn:air:github.com:StacklokLabs:ocireg-mcp');
+    expect(results.length).toBeLessThanOrEqual(1);
+    expect(results.every((r) => r.score < 40)).toBe(true);
   });
 
   it('gibberish returns nothing or almost nothing', async () => {

@@ -1,4 +1,4 @@
-import { dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, loadSynonyms, tokenize } from '../../src/search/query-text';
+import { dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, loadSynonyms, SYNONYMS, tokenize } from '../../src/search/query-text';
 
 describe('query normalisation', () => {
   it('lower-cases and keeps product-name punctuation inside words', () => {
@@ -7,11 +7,31 @@ describe('query normalisation', () => {
   });
 
   it('expands a domain abbreviation from synonyms.json into the same concept group', () => {
-    const words = expandQuery('k8s pods');
+    const words = expandQuery('k8s cluster');
     expect(words).toEqual([
       { group: 0, word: 'k8s', weight: 1 },
       { group: 0, word: 'kubernetes', weight: EXPANSION_WEIGHT },
-      { group: 1, word: 'pods', weight: 1 },
+      { group: 1, word: 'cluster', weight: 1 },
+    ]);
+  });
+
+  it('adds the related everyday words of related-words.json to the same concept group, marked as guesses', () => {
+    expect(expandQuery('rain in lisbon')).toEqual([
+      { group: 0, word: 'rain', weight: 1 },
+      { group: 0, word: 'weather', weight: EXPANSION_WEIGHT, correction: true },
+      { group: 1, word: 'in', weight: 1 },
+      { group: 2, word: 'lisbon', weight: 1 },
+    ]);
+    const related = loadSynonyms({ pictures: ['images'] });
+    expect(expandQuery('pictures', SYNONYMS, related)).toEqual([
+      { group: 0, word: 'pictures', weight: 1 },
+      { group: 0, word: 'images', weight: EXPANSION_WEIGHT, correction: true },
+    ]);
+    // A synonym and a related word naming the same word: the synonym (not a guess) is kept.
+    expect(expandQuery('pg', loadSynonyms({ pg: ['postgres'] }), loadSynonyms({ pg: ['postgres', 'database'] }))).toEqual([
+      { group: 0, word: 'pg', weight: 1 },
+      { group: 0, word: 'postgres', weight: EXPANSION_WEIGHT },
+      { group: 0, word: 'database', weight: EXPANSION_WEIGHT, correction: true },
     ]);
   });
 
