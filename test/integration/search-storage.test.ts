@@ -3,7 +3,8 @@ import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
 import { vacuumSearchStatistics } from '../../src/db/maintenance';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
 import { withQueryCache } from '../../src/embedding/embedder';
-import { normaliseFilter } from '../../src/search/query-filter';
+import { HNSW_INDEX_OPTIONS } from '../../src/embedding/model-switch';
+import { normaliseFilter, type QueryFilter } from '../../src/search/query-filter';
 import { findMatches, lexicalSignal, matchText, prepareQuery, type QueryEmbedder } from '../../src/search/relevance';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 
@@ -70,6 +71,17 @@ describe('search storage (migration 0007)', () => {
     expect(Number(storage.rows[0].toast)).toBe(0);
   });
 
+  it('the HNSW indexes are built with the measured graph options (migration 0008, HNSW_INDEX_OPTIONS)', async () => {
+    const rows = await sql<{ relname: string; reloptions: string[] }>`
+      SELECT relname, reloptions FROM pg_class WHERE relname IN ('entry_vectors_use_lite_doc_hnsw', 'entry_vectors_use_lite_description_hnsw')
+      ORDER BY relname`.execute(handle.db);
+    const expected = HNSW_INDEX_OPTIONS.split(',').map((o) => o.replace(/\s+/g, ''));
+    expect(rows.rows.map((r) => [r.relname, [...r.reloptions].sort()])).toEqual([
+      ['entry_vectors_use_lite_description_hnsw', [...expected].sort()],
+      ['entry_vectors_use_lite_doc_hnsw', [...expected].sort()],
+    ]);
+  });
+
   it('the lexical signal computed from the arrays equals lexicalSignal() over rank_doc', async () => {
     const q = await prepareQuery(handle.db, embedder, 'send a message to a slack channel');
     const matches = await findMatches(handle.db, q, normaliseFilter(undefined));
@@ -83,7 +95,7 @@ describe('search storage (migration 0007)', () => {
 });
 
 describe('matchText (lexical retrieval while the query is embedded)', () => {
-  const cases: Array<[string, Record<string, unknown> | undefined]> = [
+  const cases: Array<[string, QueryFilter | undefined]> = [
     ['send a message to a slack channel', undefined],
     ['kubernets deploymnt helm charts', undefined],
     ['who is on call right now for the payments service', undefined],
