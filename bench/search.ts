@@ -170,7 +170,7 @@ export async function runSearchBench(): Promise<void> {
       ['throughput, sequential', `${(cold.length / seqSeconds).toFixed(1)} req/s`, ''],
       [`throughput, concurrency ${CONCURRENCY} (${THROUGHPUT_SECONDS} s, new texts)`, `${(done / THROUGHPUT_SECONDS).toFixed(1)} req/s`, `p50 ${percentile(concurrent, 50).toFixed(0)} ms, p99 ${percentile(concurrent, 99).toFixed(0)} ms`],
       ['HNSW recall@10 vs exact (100 queries)', recall.recall.toFixed(3), `target >= 0.95; planner picks the index unforced: ${recall.indexUsed ? 'yes' : 'no'}`],
-      ['HNSW recall@10 with hnsw.ef_search = 100 / 200', `${recall100.recall.toFixed(3)} / ${recall200.recall.toFixed(3)}`, 'the search path sets ef_search = CANDIDATES_PER_VECTOR_FIELD (100)'],
+      ['HNSW recall@10 with hnsw.ef_search = 100 / 200', `${recall100.recall.toFixed(3)} / ${recall200.recall.toFixed(3)}`, 'the search path sets ef_search = HNSW_EF_SEARCH (200)'],
       ['process RSS (server + load generator, in-process)', `${rss.toFixed(0)} MB`, 'target < 600 MB'],
     ]);
   } finally {
