@@ -32,11 +32,11 @@ export const MAX_REMEMBERED_PEER_RESULTS = 300;
 export const MAX_PEER_TOKEN_LENGTH = 1024;
 /**
  * Time kept back from the budget for what follows the peers' deadline: the merge, the page token and
- * the response on its way out (bench:federation with a silent peer, before this reserve: p95 15-22 ms
- * over the budget), so the whole request, from its arrival, ends within the budget
- * (docs/federation.md, Benchmark).
+ * the response on its way out (with a silent peer and no reserve: p95 15-22 ms over the budget in
+ * bench:federation, up to 34 ms under jest), so the whole request, from its arrival, ends within the
+ * budget (docs/federation.md, Benchmark).
  */
-export const FINISH_RESERVE_MS = 30;
+export const FINISH_RESERVE_MS = 50;
 
 export interface RegistryReferral {
   identifier: string;
