@@ -5,7 +5,10 @@
 // Targets: auto - none < 1.3 x the slowest peer's own latency; with a silent peer, auto ~ the budget.
 // Each peer is its own registry process (`ard-registry serve` on a clone of the demo-corpus template),
 // as peers are in production; on this 2-core machine they still share the CPU with the hub, so the
-// figures are an upper bound of what separate machines would see.
+// figures are an upper bound of what separate machines would see. The contention lines say how much:
+// the three peers (and the hub's own search) asked at once by this process, with no federation.
+// Every search has a text no registry has seen (a number appended per round), so no registry answers
+// from its query-embedding cache: the five texts repeated would measure cache hits, not searches.
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
@@ -20,6 +23,13 @@ import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 const QUERIES = ['send a message to a slack channel', 'query a postgres database', 'kubernetes cluster management', 'search the web', 'read and write files on github'];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const BUDGET_MS = 1500;
+
+let nextSuffix = 10;
+/** The five texts with a number no registry has seen yet: every search embeds its query. */
+function freshTexts(): string[] {
+  const suffix = nextSuffix++;
+  return QUERIES.map((q) => `${q} ${suffix}`);
+}
 
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -77,11 +87,25 @@ async function startPeerProcess(): Promise<PeerProcess> {
 async function timeSearches(reg: Searchable, federation: string): Promise<number[]> {
   const out: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    for (const text of QUERIES) {
+    for (const text of freshTexts()) {
       const started = performance.now();
       const res = await reg.post('/search', { query: { text }, federation, pageSize: 10 });
       out.push(performance.now() - started);
       if (res.status !== 200) throw new Error(`search failed: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+  }
+  return out;
+}
+
+/** The same fresh query sent to all `regs` at once (federation none); the latency of the slowest. */
+async function timeAtOnce(regs: Searchable[]): Promise<number[]> {
+  const out: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const text of freshTexts()) {
+      const started = performance.now();
+      const all = await Promise.all(regs.map((r) => r.post('/search', { query: { text }, federation: 'none', pageSize: 10 })));
+      out.push(performance.now() - started);
+      for (const res of all) if (res.status !== 200) throw new Error(`search failed: ${res.status} ${JSON.stringify(res.body)}`);
     }
   }
   return out;
@@ -119,12 +143,16 @@ async function main(): Promise<void> {
     const slowestPeerP50 = Math.max(...peerLatencies.map((xs) => percentile(xs, 50)));
     const none = await timeSearches(hub, 'none');
     const auto = await timeSearches(hub, 'auto');
+    const peersAtOnce = await timeAtOnce(peers);
+    const allAtOnce = await timeAtOnce([hub, ...peers]);
     const added = percentile(auto, 50) - percentile(none, 50);
-    console.log(`federation benchmark: ${QUERIES.length} queries x ${ROUNDS} rounds, pageSize 10, budget ${BUDGET_MS} ms`);
+    console.log(`federation benchmark: ${QUERIES.length} fresh queries x ${ROUNDS} rounds, pageSize 10, budget ${BUDGET_MS} ms`);
     peerLatencies.forEach((xs, i) => console.log(`  peer ${i + 1} own latency (none):   ${fmt(xs)}`));
     console.log(`  hub none:                      ${fmt(none)}`);
     console.log(`  hub auto (3 healthy peers):    ${fmt(auto)}`);
     console.log(`  added by auto (p50):           ${added.toFixed(1)} ms = ${(added / slowestPeerP50).toFixed(2)} x the slowest peer's p50 (target < 1.3 x)`);
+    console.log(`  contention, no federation: the slowest of the 3 peers asked at once: ${fmt(peersAtOnce)};`);
+    console.log(`    of hub (none) + 3 peers asked at once: ${fmt(allAtOnce)} (auto minus this p50: ${(percentile(auto, 50) - percentile(allAtOnce, 50)).toFixed(1)} ms)`);
 
     const lonelyNone = await timeSearches(lonely, 'none');
     const lonelyAuto = await timeSearches(lonely, 'auto');

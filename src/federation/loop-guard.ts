@@ -6,8 +6,9 @@
 //   the sender, the registries before it, and every peer the sender asks in this round (the
 //   receiver included, so two peers of one round do not ask each other). A receiver never queries
 //   a registry on the list, nor itself.
-// - ARD-Federation-Budget-Ms: the time left to the sender; the receiver's budget is the smaller of
-//   its own and this one less a margin for the way back, so a deeper hop never outlives its caller.
+// - ARD-Federation-Budget-Ms: how long the sender still waits for the receiver; the receiver's
+//   budget is the smaller of its own and this one less a margin for the way back, so a deeper hop
+//   never outlives its caller.
 import { normalisePeerBase } from './peer-directory';
 
 export const HOPS_HEADER = 'ard-federation-hops';
@@ -57,7 +58,7 @@ export function parseVisited(raw: string | undefined): string[] {
   return out;
 }
 
-/** Headers for a call to a peer: one hop fewer, the visited list, the time left. */
+/** Headers for a call to a peer: one hop fewer, the visited list, the time left to the sender's peer deadline. */
 export function federationHeaders(hopsLeftForPeer: number, visited: readonly string[], remainingMs: number): Record<string, string> {
   return {
     [HOPS_HEADER]: String(Math.max(0, hopsLeftForPeer)),

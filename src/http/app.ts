@@ -52,6 +52,7 @@ export function createApp(ctx: AppContext): RegistryApp {
     const incoming = req.header('x-request-id');
     const id = incoming && /^[A-Za-z0-9._-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;
+    res.locals.receivedAt = performance.now();
     res.setHeader('X-Request-Id', id);
     if (draining) res.setHeader('Connection', 'close');
     requestScope.run({ requestId: id }, next);
@@ -156,6 +157,7 @@ export function createApp(ctx: AppContext): RegistryApp {
         params: c.request.params as Record<string, string>,
         headers: req.headers,
         requestId: req.res?.locals.requestId as string,
+        receivedAt: (req.res?.locals.receivedAt as number | undefined) ?? performance.now(),
       });
       const tracked = work.catch(() => undefined).finally(() => running.delete(tracked));
       running.add(tracked);

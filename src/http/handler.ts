@@ -7,6 +7,8 @@ export interface HandlerRequest {
   params: Record<string, string>;
   headers: Record<string, string | string[] | undefined>;
   requestId: string;
+  /** When the request arrived (performance.now()): budgets that cover the whole request start here. */
+  receivedAt: number;
 }
 
 export interface HandlerResponse {

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { markDeleted } from '../../src/catalog/entry-repository';
+import { FINISH_RESERVE_MS } from '../../src/federation/federated-search';
 import type { RegistryConfig } from '../../src/config';
 import { withQueryCache } from '../../src/embedding/embedder';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
@@ -330,6 +331,45 @@ describe('misbehaving peers and the time budget', () => {
     expect(good.requests[0]!.headers['ard-federation-hops']).toBe('0');
     expect(String(good.requests[0]!.headers['ard-federation-visited'])).toContain(m.ctx.config.publicUrl);
     expect((good.requests[0]!.body as { federation: string }).federation).toBe('none');
+  });
+});
+
+describe('the budget covers the whole request', () => {
+  it('with a peer that never answers, the response leaves within the budget and keeps what a real peer sent in time (ARD §8 auto)', async () => {
+    const budget = 1000;
+    const held: Array<() => void> = [];
+    const silent = await startFakePeer((_req, res) => {
+      held.push(() => json(res, 200, { results: [] }));
+    });
+    fakes.push(silent);
+    const hub = await registry(await freePort(), { peers: [urlOf(portC), silent.url], federationBudgetMs: budget, federationBreakerThreshold: 100 });
+    others.push(hub);
+    const query = { query: { text: 'korean news and public data' }, pageSize: 10 };
+    const ownC = await c.post('/search', { ...query, federation: 'none' });
+    for (let round = 0; round < 2; round++) {
+      const started = performance.now();
+      const res = await hub.post('/search', query);
+      const elapsed = performance.now() - started;
+      expect(res.status).toBe(200);
+      // The peers' deadline is the budget less what the merge and the answer need, counted from the
+      // request's arrival: the whole request ends by the budget, and the silent peer was waited for
+      // until that deadline (not given up on earlier).
+      expect(elapsed).toBeLessThanOrEqual(budget);
+      expect(elapsed).toBeGreaterThanOrEqual(budget - FINISH_RESERVE_MS);
+      // C answered in time: its results are in (the hub has no index of its own), in C's order.
+      const fromC = res.body.results.filter((r: { source: string }) => r.source === urlOf(portC));
+      expect(fromC.length).toBeGreaterThan(0);
+      expect(ids(fromC)).toEqual(ids(ownC.body.results).slice(0, fromC.length));
+    }
+    // The silent peer was told the time it had: at most the budget less the reserve.
+    expect(silent.requests).toHaveLength(2);
+    for (const r of silent.requests) {
+      const told = Number(r.headers['ard-federation-budget-ms']);
+      expect(told).toBeLessThanOrEqual(budget - FINISH_RESERVE_MS);
+      expect(told).toBeGreaterThan(budget - FINISH_RESERVE_MS - 300);
+    }
+    expect(hub.ctx.federation.metrics.snapshot().peers[silent.url]!.outcomes.timeout).toBe(2);
+    for (const release of held) release();
   });
 });
 

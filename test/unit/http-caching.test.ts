@@ -7,6 +7,7 @@ const request = (ifNoneMatch?: string): HandlerRequest => ({
   params: {},
   headers: ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch },
   requestId: 'r',
+  receivedAt: 0,
 });
 
 describe('HTTP caching helpers', () => {
