@@ -83,6 +83,25 @@ describe('POST /search (ARD §7.2)', () => {
     expect(seen).toEqual(all.body.results.map((r: { identifier: string }) => r.identifier));
   });
 
+  it('the last page carries no pageToken, and the pages together are the whole ranked list', async () => {
+    const all = await registry.post('/search', { query: { text: 'kubernetes cluster' }, pageSize: 100 });
+    expect(all.body.pageToken).toBeUndefined();
+    const total = all.body.results.length;
+    expect(total).toBeGreaterThan(5);
+    const seen: string[] = [];
+    let token: string | undefined;
+    let pages = 0;
+    do {
+      const page = await registry.post('/search', { query: { text: 'kubernetes cluster' }, pageSize: 5, ...(token ? { pageToken: token } : {}) });
+      expect(page.body.results.length).toBe(Math.min(5, total - seen.length));
+      seen.push(...page.body.results.map((r: { identifier: string }) => r.identifier));
+      token = page.body.pageToken;
+      pages++;
+    } while (token && pages < 50);
+    expect(seen).toEqual(all.body.results.map((r: { identifier: string }) => r.identifier));
+    expect(pages).toBe(Math.ceil(total / 5));
+  });
+
   it('rejects a tampered page token and one reused with another query (400)', async () => {
     const first = await registry.post('/search', { query: { text: 'weather forecast' }, pageSize: 2 });
     const token: string = first.body.pageToken;
