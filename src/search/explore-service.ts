@@ -6,7 +6,7 @@ import { InvalidArgumentError } from '../errors';
 import { liveAndFilteredSql, matchedIdentifiersSql } from './matched-set';
 import { checkFieldPath, fieldValuesArraySql, isFacetTableField, isMultiValuedField, normaliseFilter, type QueryFilter } from './query-filter';
 import { matchText, type QueryEmbedder } from './relevance';
-import { checkQueryText, timed, type SearchTimings } from './search-service';
+import { checkQueryText, type SearchTimings } from './search-service';
 
 export const DEFAULT_FACET_LIMIT = 20;
 export const MAX_FACET_LIMIT = 1000;

@@ -375,7 +375,7 @@ export function lexicalQuerySql(q: Pick<PreparedQuery, 'retrievalLexemes'>): Raw
 }
 
 /** The query without its embedding: what the lexical retrieval needs, known before the embedding is. */
-export type LexicalQuery = Omit<PreparedQuery, 'vector'>;
+type LexicalQuery = Omit<PreparedQuery, 'vector'>;
 
 /** The query terms as a table `qt(grp, lexeme, wi, corr)`; wi = weight x IDF. */
 function queryTermsSql(q: LexicalQuery): RawBuilder<unknown> {
@@ -498,7 +498,7 @@ function mergeSignals(lexicalRows: SignalRow[], vectorRows: SignalRow[]): Candid
  * retrieval, not after a cut) with its raw signals: best cosine and the lexical signal. The lexical and
  * the vector statement run at the same time, on two connections of the pool.
  */
-export async function rankSignals(
+async function rankSignals(
   db: Kysely<Database>,
   q: PreparedQuery,
   filter: NormalisedFilter,

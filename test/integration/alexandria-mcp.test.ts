@@ -14,6 +14,7 @@ import { ALEXANDRIA_LIBRARY_FILE } from '../../src/ingest/alexandria-corpus';
 import { createAlexandriaMcpServer, type ToolErrorLogger } from '../../src/mcp';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 import { databaseUrl } from '../helpers/test-database';
+import { contractResult } from '../helpers/alexandria-contract';
 
 class CapturingLogger implements ToolErrorLogger {
   readonly entries: Array<{ details: Record<string, unknown>; message: string }> = [];
@@ -108,17 +109,7 @@ describe.each(['in-memory', 'http'] as const)('Alexandria tools on the registry 
       expect(record).toBeDefined();
       const keys = Object.keys(r);
       expect(keys).toEqual(RESULT_FIELDS.filter((f) => keys.includes(f))); // the contract's field order
-      expect(r).toEqual({
-        id: record.id,
-        kind: record.kind,
-        title: record.title,
-        url: record.url,
-        tags: record.tags,
-        ...(record.date !== undefined ? { date: record.date } : {}),
-        description: record.description,
-        score: r.score,
-        ...(record.sponsored ? { sponsored: true } : {}),
-      });
+      expect(r).toEqual(contractResult(record, r.score));
       expect(record.tags).toContain('memory');
       expect(r.score).toBeGreaterThan(0);
       expect(r.score).toBeLessThanOrEqual(1);

@@ -14,6 +14,7 @@ import { violatesSponsorshipRule } from '../../src/alexandria/sponsorship';
 import { createAlexandriaMcpServer, type ToolErrorLogger } from '../../src/mcp/alexandria-mcp-server';
 import { mountMcpOverHttp } from '../../src/mcp/http-transport';
 import { FailingResourceIndex, InMemoryResourceIndex } from './alexandria-test-double';
+import { contractResult } from '../helpers/alexandria-contract';
 
 type TransportKind = 'in-memory' | 'http';
 interface Connection {
@@ -130,17 +131,7 @@ describe.each<TransportKind>(['in-memory', 'http'])('Alexandria MCP server over 
     expect(body.results.length).toBeGreaterThan(0);
     for (const r of body.results) {
       const record = library.records.find((x) => x.id === r.id)!;
-      expect(r).toEqual({
-        id: record.id,
-        kind: record.kind,
-        title: record.title,
-        url: record.url,
-        tags: record.tags,
-        ...(record.date !== undefined ? { date: record.date } : {}),
-        description: record.description,
-        score: expect.any(Number),
-        ...(record.sponsored ? { sponsored: true } : {}),
-      });
+      expect(r).toEqual(contractResult(record, expect.any(Number)));
       expect(r.tags).toContain('memory');
     }
     expect(violatesSponsorshipRule(body.results as Array<{ score: number; sponsored?: boolean }>)).toBe(false);
