@@ -76,6 +76,12 @@ export const PREFIX_MIN_LENGTH = 4;
 export const PREFIX_WEIGHT = 0.8;
 /** Candidates per retrieval; the ranked list never goes deeper than their union. */
 export const CANDIDATES_PER_SIGNAL = 300;
+/**
+ * Postings read per retrieval lexeme, best impact first (migration 0009). A one-word query gets exactly its
+ * CANDIDATES_PER_SIGNAL best entries; an entry in none of its words' top lists is not a lexical candidate
+ * (it can still come from the vector retrieval). docs/performance.md has the measured depth.
+ */
+export const POSTINGS_PER_LEXEME = 300;
 export const CANDIDATES_PER_VECTOR_FIELD = 100;
 /**
  * hnsw.ef_search of the vector retrieval: the HNSW candidate list, at least the LIMIT. recall@10 against exact
@@ -128,6 +134,8 @@ export interface RankingOptions {
   corrections?: boolean;
   /** synonyms.json expansion (benchmark ablation). */
   expansions?: boolean;
+  /** Postings read per retrieval lexeme (default POSTINGS_PER_LEXEME; benchmark and tests vary it). */
+  postingsPerLexeme?: number;
 }
 
 export interface Match {
@@ -430,12 +438,26 @@ interface SignalRow {
  */
 async function lexicalCandidates(db: Kysely<Database>, q: LexicalQuery, embedded: PreparedQuery | null, filter: NormalisedFilter, options: RankingOptions): Promise<SignalRow[]> {
   if (options.signals?.lexical === false || q.retrievalLexemes.length === 0) return [];
-  const tsq = lexicalQuerySql(q);
   const cosine = embedded && options.signals?.semantic !== false ? cosineSql(embedded, options.semanticFields ?? SEMANTIC_FIELDS) : sql`NULL::float8`;
+  // Each retrieval lexeme's best POSTINGS_PER_LEXEME postings (lexeme_postings, migration 0009), read in
+  // impact order from the index; a filter joins the entry, so the scan goes on until enough pass it.
+  const depth = options.postingsPerLexeme ?? POSTINGS_PER_LEXEME;
+  const postings =
+    filter.length === 0
+      ? sql`SELECT p.entry_key, p.impact FROM lexeme_postings p WHERE p.lexeme = qt.lexeme ORDER BY p.impact DESC, p.entry_key LIMIT ${depth}`
+      : sql`SELECT p.entry_key, p.impact FROM lexeme_postings p JOIN entries e ON e.facet_key = p.entry_key
+            WHERE p.lexeme = qt.lexeme AND ${filterToSql(filter)} ORDER BY p.impact DESC, p.entry_key LIMIT ${depth}`;
   const result = await sql<SignalRow>`
     WITH ${queryTermsSql(q)},
-    cand AS (SELECT e.identifier, false AS known FROM entries e WHERE e.deleted_at IS NULL AND e.rank_doc @@ ${tsq} AND ${filterToSql(filter)}
-             ORDER BY ts_rank(e.rank_doc, ${tsq}) DESC, e.identifier LIMIT ${CANDIDATES_PER_SIGNAL}),
+    posting_hits AS (
+      SELECT p.entry_key, qt.grp, max(qt.wi * p.impact) AS best
+      FROM qt CROSS JOIN LATERAL (${postings}) p
+      WHERE qt.lexeme = ANY(${q.retrievalLexemes}::text[])
+      GROUP BY p.entry_key, qt.grp),
+    best_keys AS (
+      SELECT entry_key FROM posting_hits GROUP BY entry_key
+      ORDER BY sum(best) DESC, entry_key LIMIT ${CANDIDATES_PER_SIGNAL}),
+    cand AS (SELECT e.identifier, false AS known FROM best_keys b JOIN entries e ON e.facet_key = b.entry_key),
     ${CANDIDATE_ENTRIES},
     ${lexicalSignalCtes(q)}
     SELECT e.identifier, ${cosine} AS cosine, lx.lexical, lx.typed_lexical

@@ -1,35 +1,27 @@
 import { sql } from 'kysely';
-import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
 import { vacuumSearchStatistics } from '../../src/db/maintenance';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
 import { withQueryCache } from '../../src/embedding/embedder';
 import { HNSW_INDEX_OPTIONS } from '../../src/embedding/model-switch';
 import { normaliseFilter, type QueryFilter } from '../../src/search/query-filter';
 import { findMatches, lexicalSignal, matchText, prepareQuery, type QueryEmbedder } from '../../src/search/relevance';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { useDemoCorpusDatabase } from '../helpers/demo-database';
 
 // Migration 0007 changed how the ranking reads its data (inline vectors, precomputed BM25 term
 // frequencies) and search now runs the lexical retrieval while the query is embedded (matchText).
 // None of it may change a single relevance: these tests pin that against independent computations.
-let database: TestDatabase;
-let handle: DatabaseHandle;
+const demo = useDemoCorpusDatabase();
 const model = new UseLiteEmbedder();
 const embedder: QueryEmbedder = withQueryCache(model);
 
-beforeAll(async () => {
-  database = await createTestDatabase({ withDemoCorpus: true });
-  handle = await connectDatabase({ databaseUrl: database.url, dataDir: '' });
-});
 afterAll(async () => {
-  await handle.close();
-  await database.drop();
   await model.close();
 });
 
 /** The term frequencies of one entry recomputed from its rank_doc, the way 0003 defined them. */
 async function termFrequencies(identifier: string): Promise<{ tfs: Map<string, { name: number; other: number }>; length: number }> {
   const rows = await sql<{ lexeme: string; weights: string[]; rank_length: number }>`
-    SELECT u.lexeme, u.weights, e.rank_length FROM entries e, unnest(e.rank_doc) AS u WHERE e.identifier = ${identifier}`.execute(handle.db);
+    SELECT u.lexeme, u.weights, e.rank_length FROM entries e, unnest(e.rank_doc) AS u WHERE e.identifier = ${identifier}`.execute(demo.db);
   const value: Record<string, number> = { A: 3, B: 2, C: 1, D: 0.5 };
   const tfs = new Map<string, { name: number; other: number }>();
   for (const r of rows.rows) {
@@ -46,18 +38,18 @@ describe('search storage (migration 0007)', () => {
       SELECT count(*) AS n FROM entries e
       WHERE e.rank_lexemes IS DISTINCT FROM (SELECT coalesce(array_agg(u.lexeme ORDER BY u.lexeme), '{}') FROM unnest(e.rank_doc) u)
          OR cardinality(e.rank_tf_name) <> cardinality(e.rank_lexemes)
-         OR cardinality(e.rank_tf_other) <> cardinality(e.rank_lexemes)`.execute(handle.db);
+         OR cardinality(e.rank_tf_other) <> cardinality(e.rank_lexemes)`.execute(demo.db);
     expect(Number(mismatches.rows[0].n)).toBe(0);
-    const total = await sql<{ n: string }>`SELECT count(*) AS n FROM entries WHERE cardinality(rank_lexemes) > 0`.execute(handle.db);
+    const total = await sql<{ n: string }>`SELECT count(*) AS n FROM entries WHERE cardinality(rank_lexemes) > 0`.execute(demo.db);
     expect(Number(total.rows[0].n)).toBeGreaterThan(500);
   });
 
   it('the arrays follow an entry whose text changes (trigger)', async () => {
     const id = 'urn:air:github.com:PagerDuty:pagerduty-mcp-server';
-    await sql`UPDATE entries SET description = 'zebracorn zebracorn escalation' WHERE identifier = ${id}`.execute(handle.db);
+    await sql`UPDATE entries SET description = 'zebracorn zebracorn escalation' WHERE identifier = ${id}`.execute(demo.db);
     const row = await sql<{ i: number | null; other: number | null }>`
       SELECT array_position(rank_lexemes, 'zebracorn') AS i, rank_tf_other[array_position(rank_lexemes, 'zebracorn')] AS other
-      FROM entries WHERE identifier = ${id}`.execute(handle.db);
+      FROM entries WHERE identifier = ${id}`.execute(demo.db);
     expect(row.rows[0].i).not.toBeNull();
     expect(Number(row.rows[0].other)).toBe(2); // twice in the description (weight C = 1)
   });
@@ -66,7 +58,7 @@ describe('search storage (migration 0007)', () => {
     const storage = await sql<{ attstorage: string; toast: string }>`
       SELECT a.attstorage, pg_relation_size(c.reltoastrelid) AS toast
       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
-      WHERE c.relname = 'entry_vectors' AND a.attname = 'embedding'`.execute(handle.db);
+      WHERE c.relname = 'entry_vectors' AND a.attname = 'embedding'`.execute(demo.db);
     expect(storage.rows[0].attstorage).toBe('m');
     expect(Number(storage.rows[0].toast)).toBe(0);
   });
@@ -74,7 +66,7 @@ describe('search storage (migration 0007)', () => {
   it('the HNSW indexes are built with the measured graph options (migration 0008, HNSW_INDEX_OPTIONS)', async () => {
     const rows = await sql<{ relname: string; reloptions: string[] }>`
       SELECT relname, reloptions FROM pg_class WHERE relname IN ('entry_vectors_use_lite_doc_hnsw', 'entry_vectors_use_lite_description_hnsw')
-      ORDER BY relname`.execute(handle.db);
+      ORDER BY relname`.execute(demo.db);
     const expected = HNSW_INDEX_OPTIONS.split(',').map((o) => o.replace(/\s+/g, ''));
     expect(rows.rows.map((r) => [r.relname, [...r.reloptions].sort()])).toEqual([
       ['entry_vectors_use_lite_description_hnsw', [...expected].sort()],
@@ -83,8 +75,8 @@ describe('search storage (migration 0007)', () => {
   });
 
   it('the lexical signal computed from the arrays equals lexicalSignal() over rank_doc', async () => {
-    const q = await prepareQuery(handle.db, embedder, 'send a message to a slack channel');
-    const matches = await findMatches(handle.db, q, normaliseFilter(undefined));
+    const q = await prepareQuery(demo.db, embedder, 'send a message to a slack channel');
+    const matches = await findMatches(demo.db, q, normaliseFilter(undefined));
     const checked = matches.filter((m) => m.lexical > 0).slice(0, 15);
     expect(checked.length).toBeGreaterThan(5);
     for (const m of checked) {
@@ -105,14 +97,14 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
   ];
   it.each(cases)('returns exactly what findMatches(prepareQuery) returns: %s', async (text, filter) => {
     const normalised = normaliseFilter(filter);
-    const expected = await findMatches(handle.db, await prepareQuery(handle.db, embedder, text), normalised);
-    const pipelined = await matchText(handle.db, embedder, text, normalised);
+    const expected = await findMatches(demo.db, await prepareQuery(demo.db, embedder, text), normalised);
+    const pipelined = await matchText(demo.db, embedder, text, normalised);
     expect(pipelined.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(expected.map((m) => [m.identifier, m.relevance.toFixed(12)]));
   });
 
   it('reports the embedding and the SQL time to its observer', async () => {
     const seen: string[] = [];
-    await matchText(handle.db, embedder, 'weather forecast for tomorrow', normaliseFilter(undefined), {}, { observe: (stage, seconds) => {
+    await matchText(demo.db, embedder, 'weather forecast for tomorrow', normaliseFilter(undefined), {}, { observe: (stage, seconds) => {
       expect(seconds).toBeGreaterThan(0);
       seen.push(stage);
     } });
@@ -122,8 +114,8 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
 
 describe('vacuumSearchStatistics', () => {
   it('vacuums the statistics tables outside a transaction and refuses inside one', async () => {
-    expect(await vacuumSearchStatistics(handle.db)).toBe(true);
-    const inside = await handle.db.transaction().execute((trx) => vacuumSearchStatistics(trx));
+    expect(await vacuumSearchStatistics(demo.db)).toBe(true);
+    const inside = await demo.db.transaction().execute((trx) => vacuumSearchStatistics(trx));
     expect(inside).toBe(false);
   });
 });

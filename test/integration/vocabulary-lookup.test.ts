@@ -1,25 +1,14 @@
 import { sql } from 'kysely';
-import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
 import { CORRECTION_CANDIDATES, CORRECTION_KNN_WINDOW, CORRECTION_MIN_SIMILARITY } from '../../src/search/relevance';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { useDemoCorpusDatabase } from '../helpers/demo-database';
 
 // Migration 0006 replaced two sequential scans of term_stats by index lookups (docs/performance.md): the
 // nearest words by GiST trigram KNN, prefixes by a byte-order range. They must find what the scans found.
-let database: TestDatabase;
-let handle: DatabaseHandle;
-
-beforeAll(async () => {
-  database = await createTestDatabase({ withDemoCorpus: true });
-  handle = await connectDatabase({ databaseUrl: database.url, dataDir: '' });
-});
-afterAll(async () => {
-  await handle.close();
-  await database.drop();
-});
+const demo = useDemoCorpusDatabase();
 
 /** Misspellings of every 25th vocabulary word: a letter dropped, two letters swapped. */
 async function misspellings(): Promise<string[]> {
-  const rows = await sql<{ term: string }>`SELECT term FROM term_stats WHERE df > 0 AND length(term) >= 5 ORDER BY term`.execute(handle.db);
+  const rows = await sql<{ term: string }>`SELECT term FROM term_stats WHERE df > 0 AND length(term) >= 5 ORDER BY term`.execute(demo.db);
   const words = rows.rows.filter((_, i) => i % 25 === 0).map((r) => r.term);
   expect(words.length).toBeGreaterThan(20);
   return words.flatMap((w) => [w.slice(0, 2) + w.slice(3), w.slice(0, 1) + w[2] + w[1] + w.slice(3)]);
@@ -32,11 +21,11 @@ describe('vocabulary lookups (migration 0006)', () => {
         SELECT similarity(k.term, ${word}) AS sim, k.df FROM (
           SELECT s.term, s.df FROM term_stats s WHERE s.df > 0 ORDER BY s.term <-> ${word} LIMIT ${CORRECTION_KNN_WINDOW}) k
         WHERE similarity(k.term, ${word}) >= ${CORRECTION_MIN_SIMILARITY}
-        ORDER BY 1 DESC, 2 DESC LIMIT ${CORRECTION_CANDIDATES}`.execute(handle.db);
+        ORDER BY 1 DESC, 2 DESC LIMIT ${CORRECTION_CANDIDATES}`.execute(demo.db);
       const scan = await sql<{ sim: number; df: number }>`
         SELECT similarity(s.term, ${word}) AS sim, s.df FROM term_stats s
         WHERE s.df > 0 AND similarity(s.term, ${word}) >= ${CORRECTION_MIN_SIMILARITY}
-        ORDER BY 1 DESC, 2 DESC LIMIT ${CORRECTION_CANDIDATES}`.execute(handle.db);
+        ORDER BY 1 DESC, 2 DESC LIMIT ${CORRECTION_CANDIDATES}`.execute(demo.db);
       expect({ word, rows: knn.rows }).toEqual({ word, rows: scan.rows });
     }
   });
@@ -45,12 +34,12 @@ describe('vocabulary lookups (migration 0006)', () => {
     for (const prefix of ['page', 'slac', 'post', 'gith', 'kube', 'data']) {
       const range = await sql<{ term: string }>`SELECT term FROM term_stats s
         WHERE s.term COLLATE "C" >= ${prefix} AND s.term COLLATE "C" < ${prefix} || chr(1114111) AND s.name_df > 0 AND left(s.term, length(${prefix})) = ${prefix}
-        ORDER BY s.df DESC, s.term`.execute(handle.db);
+        ORDER BY s.df DESC, s.term`.execute(demo.db);
       const scan = await sql<{ term: string }>`SELECT term FROM term_stats s WHERE s.name_df > 0 AND left(s.term, length(${prefix})) = ${prefix}
-        ORDER BY s.df DESC, s.term`.execute(handle.db);
+        ORDER BY s.df DESC, s.term`.execute(demo.db);
       expect(range.rows).toEqual(scan.rows);
     }
-    const pager = await sql<{ term: string }>`SELECT term FROM term_stats s WHERE s.term COLLATE "C" >= 'pager' AND s.term COLLATE "C" < 'pager' || chr(1114111)`.execute(handle.db);
+    const pager = await sql<{ term: string }>`SELECT term FROM term_stats s WHERE s.term COLLATE "C" >= 'pager' AND s.term COLLATE "C" < 'pager' || chr(1114111)`.execute(demo.db);
     expect(pager.rows.map((r) => r.term)).toContain('pagerduty');
   });
 });
