@@ -92,6 +92,13 @@ export const HNSW_EF_SEARCH = 200;
 
 /** Best match over these fields; name and tags+capabilities vectors were measured and hurt (docs/relevance.md). */
 export const SEMANTIC_FIELDS = ['doc', 'description'] as const;
+/**
+ * The fields whose HNSW index retrieves candidates; the others of SEMANTIC_FIELDS only score them. The
+ * description scan found nothing the doc scan and the lexical retrieval did not (bench:relevance: registry
+ * MRR@10 0.746 with both, 0.749 with doc alone; Alexandria unchanged) and cost a second HNSW scan plus the
+ * signals of ~100 more candidates (docs/performance.md).
+ */
+export const VECTOR_RETRIEVAL_FIELDS: readonly string[] = ['doc'];
 
 export interface QueryTerm {
   group: number;
@@ -393,10 +400,9 @@ function queryTermsSql(q: LexicalQuery): RawBuilder<unknown> {
 }
 
 /**
- * CTEs from `ce` (the candidates' entries: identifier, rank_* columns, `known`) to
+ * CTEs from `ce` (the candidates' entries: identifier, rank_* columns) to
  * `lx(identifier, lexical, typed_lexical)`: BM25F (saturation(), lexicalSignal()) from the entries'
  * precomputed term frequencies (migration 0007), one array_position per (candidate, query lexeme), set-based.
- * Rows with `known` set (signals already computed by the lexical statement) are left out.
  */
 function lexicalSignalCtes(q: LexicalQuery): RawBuilder<unknown> {
   const lexicalMax = (q.lexicalMax > 0 ? q.lexicalMax : 1) * NAME_MATCH_SATURATION;
@@ -404,7 +410,7 @@ function lexicalSignalCtes(q: LexicalQuery): RawBuilder<unknown> {
       SELECT ce.identifier, qt.grp, qt.wi, qt.corr,
              ce.rank_tf_name[p.i] + ce.rank_tf_other[p.i] / (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * ce.rank_length / ${q.averageLength}::float8) AS tf
       FROM ce CROSS JOIN qt CROSS JOIN LATERAL array_position(ce.rank_lexemes, qt.lexeme) AS p(i)
-      WHERE p.i IS NOT NULL AND NOT ce.known),
+      WHERE p.i IS NOT NULL),
     per_concept AS (
       SELECT identifier, max(wi * tf / (tf + ${BM25_K1}::float8)) AS best,
              coalesce(max(wi * tf / (tf + ${BM25_K1}::float8)) FILTER (WHERE NOT corr), 0) AS best_typed
@@ -414,9 +420,9 @@ function lexicalSignalCtes(q: LexicalQuery): RawBuilder<unknown> {
       FROM per_concept GROUP BY identifier)`;
 }
 
-/** The candidates' entries for lexicalSignalCtes, from a CTE `cand(identifier, known)`. */
+/** The candidates' entries for lexicalSignalCtes, from a CTE `cand(identifier)`. */
 const CANDIDATE_ENTRIES = sql`ce AS MATERIALIZED (
-      SELECT e.identifier, e.rank_lexemes, e.rank_tf_name, e.rank_tf_other, e.rank_length, cand.known
+      SELECT e.identifier, e.rank_lexemes, e.rank_tf_name, e.rank_tf_other, e.rank_length
       FROM cand JOIN entries e ON e.identifier = cand.identifier)`;
 
 /** The best cosine of the entry `e` over the semantic fields. */
@@ -457,7 +463,7 @@ async function lexicalCandidates(db: Kysely<Database>, q: LexicalQuery, embedded
     best_keys AS (
       SELECT entry_key FROM posting_hits GROUP BY entry_key
       ORDER BY sum(best) DESC, entry_key LIMIT ${CANDIDATES_PER_SIGNAL}),
-    cand AS (SELECT e.identifier, false AS known FROM best_keys b JOIN entries e ON e.facet_key = b.entry_key),
+    cand AS (SELECT e.identifier FROM best_keys b JOIN entries e ON e.facet_key = b.entry_key),
     ${CANDIDATE_ENTRIES},
     ${lexicalSignalCtes(q)}
     SELECT e.identifier, ${cosine} AS cosine, lx.lexical, lx.typed_lexical
@@ -466,20 +472,22 @@ async function lexicalCandidates(db: Kysely<Database>, q: LexicalQuery, embedded
 }
 
 /**
- * The vector candidates (the top CANDIDATES_PER_VECTOR_FIELD per semantic field, filter inside the HNSW
- * scan) with their cosine and lexical signals, plus the cosine of `known` entries (lexical candidates
- * retrieved before the embedding was ready), whose lexical signals are already known.
+ * The vector candidates (the top CANDIDATES_PER_VECTOR_FIELD per retrieval field, filter inside the HNSW
+ * scan) with their cosine and lexical signals, except the `known` ones (lexical candidates retrieved
+ * before the embedding was ready, whose signals candidateCosines completes).
  */
 async function vectorCandidates(db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter, known: readonly string[], options: RankingOptions): Promise<SignalRow[]> {
   const fields = options.semanticFields ?? SEMANTIC_FIELDS;
-  if (options.signals?.semantic === false || (fields.length === 0 && known.length === 0)) return [];
+  if (options.signals?.semantic === false || fields.length === 0) return [];
   const where = filterToSql(filter);
-  const retrievals = fields.map(
+  // Retrieval by VECTOR_RETRIEVAL_FIELDS among the semantic fields (all of them if it names none: benchmark ablations).
+  const retrieving = fields.filter((f) => VECTOR_RETRIEVAL_FIELDS.includes(f));
+  const retrievals = (retrieving.length > 0 ? retrieving : fields).map(
     (field) => sql`(SELECT v.identifier FROM entry_vectors v JOIN entries e ON e.identifier = v.identifier
         WHERE v.model = ${q.model} AND v.field = ${field} AND e.deleted_at IS NULL AND ${where}
         ORDER BY ${embeddingColumnSql(q)} <=> ${vectorSql(q)} LIMIT ${CANDIDATES_PER_VECTOR_FIELD})`,
   );
-  const found = retrievals.length > 0 ? sql.join(retrievals, sql` UNION `) : sql`SELECT NULL::text AS identifier WHERE false`;
+  const found = sql.join(retrievals, sql` UNION `);
   const lexical = options.signals?.lexical !== false;
   const run = async (trx: Kysely<Database>) => {
     // Filtered vector retrieval: let HNSW keep scanning until LIMIT rows pass the filter (pgvector 0.8).
@@ -487,18 +495,25 @@ async function vectorCandidates(db: Kysely<Database>, q: PreparedQuery, filter: 
     await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(HNSW_EF_SEARCH)}, true)`.execute(trx);
     return sql<SignalRow>`
       WITH ${queryTermsSql(q)},
-      cand AS (SELECT identifier, bool_or(known) AS known FROM (
-                 SELECT f.identifier, false AS known FROM (${found}) f
-                 UNION ALL SELECT k, true FROM unnest(${[...known]}::text[]) AS k) c
-               WHERE identifier IS NOT NULL GROUP BY identifier),
+      cand AS (SELECT f.identifier FROM (${found}) f WHERE f.identifier <> ALL(${[...known]}::text[])),
       ${CANDIDATE_ENTRIES},
       ${lexicalSignalCtes(q)}
       SELECT e.identifier, ${cosineSql(q, fields)} AS cosine,
-        ${lexical ? sql`CASE WHEN e.known THEN NULL ELSE coalesce(lx.lexical, 0) END` : sql`NULL::float8`} AS lexical,
-        ${lexical ? sql`CASE WHEN e.known THEN NULL ELSE coalesce(lx.typed_lexical, 0) END` : sql`NULL::float8`} AS typed_lexical
+        ${lexical ? sql`coalesce(lx.lexical, 0)` : sql`NULL::float8`} AS lexical,
+        ${lexical ? sql`coalesce(lx.typed_lexical, 0)` : sql`NULL::float8`} AS typed_lexical
       FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(trx);
   };
   return (await db.transaction().execute(run)).rows;
+}
+
+/** The cosine of entries whose lexical signals are already known (the lexical candidates of matchText). */
+async function candidateCosines(db: Kysely<Database>, q: PreparedQuery, identifiers: readonly string[], options: RankingOptions): Promise<SignalRow[]> {
+  const fields = options.semanticFields ?? SEMANTIC_FIELDS;
+  if (options.signals?.semantic === false || identifiers.length === 0) return [];
+  const result = await sql<SignalRow>`
+    SELECT e.identifier, ${cosineSql(q, fields)} AS cosine, NULL::float8 AS lexical, NULL::float8 AS typed_lexical
+    FROM unnest(${[...identifiers]}::text[]) AS e(identifier)`.execute(db);
+  return result.rows;
 }
 
 /** One row per candidate: a lexical candidate's signals, completed by the cosine the vector statement computed. */
@@ -591,9 +606,11 @@ export async function matchText(
     return { lexical, lexicalRows: await lexicalCandidates(db, lexical, null, filter, options) };
   });
   const q: PreparedQuery = { ...lexical, vector: await embedding };
-  const vectorRows = await inSql(() => vectorCandidates(db, q, filter, lexicalRows.map((r) => r.identifier), options));
+  // Both cores are free again: the new vector candidates and the lexical candidates' cosines run at the same time.
+  const known = lexicalRows.map((r) => r.identifier);
+  const [vectorRows, cosineRows] = await inSql(() => Promise.all([vectorCandidates(db, q, filter, known, options), candidateCosines(db, q, known, options)]));
   timings?.observe('sql', sqlMs / 1000);
-  return scoreCandidates(q, mergeSignals(lexicalRows, vectorRows), options);
+  return scoreCandidates(q, mergeSignals(lexicalRows, [...vectorRows, ...cosineRows]), options);
 }
 
 /**

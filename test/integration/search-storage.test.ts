@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { vacuumSearchStatistics } from '../../src/db/maintenance';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
-import { withQueryCache } from '../../src/embedding/embedder';
+import { toVectorLiteral, withQueryCache } from '../../src/embedding/embedder';
 import { HNSW_INDEX_OPTIONS } from '../../src/embedding/model-switch';
 import { normaliseFilter, type QueryFilter } from '../../src/search/query-filter';
 import { findMatches, lexicalSignal, matchText, prepareQuery, type QueryEmbedder } from '../../src/search/relevance';
@@ -100,6 +100,21 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
     const expected = await findMatches(demo.db, await prepareQuery(demo.db, embedder, text), normalised);
     const pipelined = await matchText(demo.db, embedder, text, normalised);
     expect(pipelined.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(expected.map((m) => [m.identifier, m.relevance.toFixed(12)]));
+  });
+
+  it('scores every candidate by its best cosine over doc and description, though only doc retrieves (VECTOR_RETRIEVAL_FIELDS)', async () => {
+    const text = 'keep notes and remember facts between conversations';
+    const { vector } = await prepareQuery(demo.db, embedder, text);
+    const matches = await matchText(demo.db, embedder, text, normaliseFilter(undefined));
+    expect(matches.length).toBeGreaterThan(10);
+    const exact = await sql<{ identifier: string; doc: number; description: number | null }>`
+      SELECT v.identifier, max(1 - (v.embedding::vector(512) <=> ${toVectorLiteral(vector)}::vector(512))) FILTER (WHERE v.field = 'doc') AS doc,
+             max(1 - (v.embedding::vector(512) <=> ${toVectorLiteral(vector)}::vector(512))) FILTER (WHERE v.field = 'description') AS description
+      FROM entry_vectors v WHERE v.model = ${model.id} AND v.identifier = ANY(${matches.map((m) => m.identifier)}::text[]) GROUP BY v.identifier`.execute(demo.db);
+    const best = new Map(exact.rows.map((r) => [r.identifier, Math.max(Number(r.doc), r.description === null ? -1 : Number(r.description))]));
+    for (const m of matches) expect(m.cosine).toBeCloseTo(best.get(m.identifier) as number, 5);
+    // Some entries owe their cosine to the description vector: the scoring field is in use.
+    expect(exact.rows.some((r) => r.description !== null && Number(r.description) > Number(r.doc))).toBe(true);
   });
 
   it('reports the embedding and the SQL time to its observer', async () => {
