@@ -11,6 +11,8 @@ export interface RegistryConfig {
   databaseUrl: string | null;
   /** Read-only replica for queries; writes always go to `databaseUrl`. */
   databaseReplicaUrl: string | null;
+  /** Send the search path's fixed statements as named prepared statements (src/db/prepared-statements.ts). */
+  databasePreparedStatements: boolean;
   dataDir: string;
   /** This registry's public base URL: the `source` of its own results. */
   publicUrl: string;
@@ -79,7 +81,7 @@ export type Env = Record<string, string | undefined>;
 
 export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
   const names = [
-    'PORT', 'HOST', 'DATABASE_URL', 'DATABASE_REPLICA_URL', 'DATA_DIR', 'PUBLIC_URL', 'LOG_LEVEL',
+    'PORT', 'HOST', 'DATABASE_URL', 'DATABASE_REPLICA_URL', 'DATABASE_PREPARED_STATEMENTS', 'DATA_DIR', 'PUBLIC_URL', 'LOG_LEVEL',
     'LOAD_DEMO_CORPUS', 'PAGE_TOKEN_SECRET', 'ADMIN_TOKEN', 'PEERS', 'FEDERATION_BUDGET_MS',
     'FEDERATION_MAX_HOPS', 'FEDERATION_MAX_CONCURRENCY', 'FEDERATION_BREAKER_THRESHOLD', 'FEDERATION_BREAKER_COOLDOWN_MS',
     'CRAWL_ALLOW_PRIVATE', 'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'MAX_BODY_BYTES',
@@ -127,6 +129,7 @@ export function envToConfig(env: Env): RegistryConfig {
     host,
     databaseUrl,
     databaseReplicaUrl: env.DATABASE_REPLICA_URL ?? null,
+    databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
     dataDir: path.resolve(env.DATA_DIR ?? '.data'),
     publicUrl,
     logLevel,

@@ -53,6 +53,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     databaseUrl: config.databaseUrl,
     databaseReplicaUrl: config.databaseReplicaUrl,
     dataDir: config.dataDir,
+    preparedStatements: config.databasePreparedStatements,
   });
   let redis: RedisHandle | null = null;
   try {

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { PreparingClient } from './prepared-statements';
 import type { Database } from './schema';
 
 export interface DatabaseHandle {
@@ -25,10 +26,12 @@ export interface ConnectOptions {
   /** Fail a query that has not started after this long waiting for a connection. */
   connectionTimeoutMs?: number;
   statementTimeoutMs?: number;
+  /** Named prepared statements for the search path (default true; off behind poolers that cannot keep them). */
+  preparedStatements?: boolean;
 }
 
 export async function connectDatabase(options: ConnectOptions): Promise<DatabaseHandle> {
-  if (!options.databaseUrl) return connectEmbedded(options.dataDir);
+  if (!options.databaseUrl) return connectEmbedded(options.dataDir, options.preparedStatements !== false);
   const db = postgresPool(options.databaseUrl, options);
   const replica = options.databaseReplicaUrl ? postgresPool(options.databaseReplicaUrl, options, { readOnly: true }) : null;
   return {
@@ -43,6 +46,7 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
 
 function postgresPool(url: string, options: ConnectOptions, mode: { readOnly?: boolean } = {}): Kysely<Database> {
   const pool = new pg.Pool({
+    Client: options.preparedStatements === false ? pg.Client : PreparingClient,
     connectionString: url,
     // A query sent to the replica by mistake fails loudly instead of writing to the wrong server.
     ...(mode.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
@@ -60,7 +64,7 @@ function postgresPool(url: string, options: ConnectOptions, mode: { readOnly?: b
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
-async function connectEmbedded(dataDir: string): Promise<DatabaseHandle> {
+async function connectEmbedded(dataDir: string, preparedStatements: boolean): Promise<DatabaseHandle> {
   fs.mkdirSync(dataDir, { recursive: true });
   const { PGlite } = await import('@electric-sql/pglite');
   const { vector } = await import('@electric-sql/pglite-pgvector');
@@ -68,7 +72,7 @@ async function connectEmbedded(dataDir: string): Promise<DatabaseHandle> {
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const pglite = await PGlite.create(dataDir, { extensions: { vector, pg_trgm } });
   // PGlite is single-connection: one pooled client, queries queue behind each other.
-  const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 } as pg.PoolConfig);
+  const pool = new pg.Pool({ ...createPgConfig(pglite), Client: preparedStatements ? PreparingClient : pg.Client, max: 1 } as pg.PoolConfig);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

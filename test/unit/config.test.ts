@@ -18,6 +18,7 @@ describe('envToConfig', () => {
       host: '0.0.0.0',
       databaseUrl: null,
       databaseReplicaUrl: null,
+      databasePreparedStatements: true,
       dataDir: path.resolve('.data'),
       publicUrl: 'http://localhost:8080/',
       logLevel: 'info',
@@ -54,7 +55,9 @@ describe('envToConfig', () => {
       PUBLIC_URL: 'https://registry.example/base',
       DATA_DIR: '/tmp/ard-data',
       LOG_LEVEL: 'debug',
+      DATABASE_PREPARED_STATEMENTS: 'false',
     });
+    expect(config.databasePreparedStatements).toBe(false);
     expect(config.loadDemoCorpus).toBe(false);
     expect(config.crawlAllowPrivate).toBe(true);
     expect(config.peers).toEqual(['https://a.example/', 'https://b.example/api']);

@@ -1,0 +1,33 @@
+// Named (server-side prepared) statements for the search path's hot SQL. A statement whose text begins with
+// PREPARED_STATEMENT is sent with a name derived from its text: PostgreSQL parses it once per connection
+// (node-postgres remembers which names a connection has parsed), and a caller that also sets
+// plan_cache_mode = force_generic_plan in its transaction plans it once per connection too. Only texts
+// from a small fixed set may carry the marker (the search statements without a filter: their text depends
+// on the model and the ranking options alone), since every distinct text stays prepared on every
+// connection of the pool for the connection's life. docs/performance.md measures what it saves.
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { sql, type RawBuilder } from 'kysely';
+
+const MARKER = '/* ard:prepared */';
+
+/** Prefix a statement with this to have it prepared (see the module comment for which statements may). */
+export const PREPARED_STATEMENT: RawBuilder<unknown> = sql.raw(MARKER);
+
+/** The statement name for a marked text: stable, and distinct for distinct texts. */
+export function preparedStatementName(text: string): string {
+  return `ard_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+}
+
+/** A pg.Client that sends marked statements as named ones; everything else passes through unchanged. */
+export class PreparingClient extends pg.Client {
+  // pg's overloads are not expressible on an override; the arguments are forwarded as they came.
+  override query(...args: unknown[]): never {
+    const [text, values] = args;
+    if (typeof text === 'string' && text.trimStart().startsWith(MARKER) && (values === undefined || Array.isArray(values))) {
+      const rest = args.slice(2);
+      return (super.query as (...a: unknown[]) => never)({ name: preparedStatementName(text), text, values }, ...rest);
+    }
+    return (super.query as (...a: unknown[]) => never)(...args);
+  }
+}

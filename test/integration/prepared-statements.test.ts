@@ -1,0 +1,82 @@
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
+import { preparedStatementName } from '../../src/db/prepared-statements';
+import type { Database } from '../../src/db/schema';
+import { withQueryCache } from '../../src/embedding/embedder';
+import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
+import { normaliseFilter } from '../../src/search/query-filter';
+import { matchText, type QueryEmbedder } from '../../src/search/relevance';
+import { useDemoCorpusDatabase } from '../helpers/demo-database';
+
+// The search statements without a filter are prepared once per connection, and the vector statement runs
+// on a generic plan (docs/performance.md). One pooled connection, so pg_prepared_statements sees them all.
+const demo = useDemoCorpusDatabase();
+const model = new UseLiteEmbedder();
+const embedder: QueryEmbedder = withQueryCache(model);
+let single: DatabaseHandle;
+
+beforeAll(async () => {
+  single = await connectDatabase({ databaseUrl: demo.url, dataDir: '', poolSize: 1 });
+});
+afterAll(async () => {
+  await single.close();
+  await model.close();
+});
+
+interface Prepared {
+  name: string;
+  statement: string;
+  generic_plans: string;
+  custom_plans: string;
+}
+
+async function prepared(): Promise<Prepared[]> {
+  const rows = await sql<Prepared>`SELECT name, statement, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name`.execute(single.db);
+  return rows.rows;
+}
+
+describe('prepared search statements', () => {
+  it('prepares the unfiltered search statements once and plans the vector statement generically', async () => {
+    const texts = ['send a message to a slack channel', 'kubernets pods', 'query my postgres database', 'weather forecast', 'github pull requests', 'translate text'];
+    const first = await matchText(single.db, embedder, texts[0], normaliseFilter(undefined));
+    for (const text of texts.slice(1)) await matchText(single.db, embedder, text, normaliseFilter(undefined));
+    const statements = await prepared();
+    // Corrections, term statistics, lexical retrieval, vector retrieval, cosines of the lexical candidates.
+    expect(statements).toHaveLength(5);
+    for (const s of statements) expect(s.name).toBe(preparedStatementName(s.statement));
+    const vector = statements.find((s) => s.statement.includes('ORDER BY') && s.statement.includes('<=>') && !s.statement.includes('posting_hits'));
+    expect(vector).toBeDefined();
+    expect(Number(vector?.generic_plans)).toBe(texts.length);
+    expect(Number(vector?.custom_plans)).toBe(0);
+    // The same ranking as over plain pg clients, which send every statement unnamed and plan it each time.
+    const plain = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: demo.url, max: 2 }) }) });
+    try {
+      const unprepared = await matchText(plain, embedder, texts[0], normaliseFilter(undefined));
+      expect(unprepared.length).toBeGreaterThan(3);
+      expect(first.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(unprepared.map((m) => [m.identifier, m.relevance.toFixed(12)]));
+    } finally {
+      await plain.destroy();
+    }
+  });
+
+  it('sends every statement unnamed with preparedStatements: false (DATABASE_PREPARED_STATEMENTS)', async () => {
+    const off = await connectDatabase({ databaseUrl: demo.url, dataDir: '', poolSize: 1, preparedStatements: false });
+    try {
+      expect((await matchText(off.db, embedder, 'weather forecast', normaliseFilter(undefined))).length).toBeGreaterThan(0);
+      const rows = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_prepared_statements`.execute(off.db);
+      expect(Number(rows.rows[0].n)).toBe(0);
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('does not prepare statements whose text depends on a filter', async () => {
+    const before = (await prepared()).length;
+    const matches = await matchText(single.db, embedder, 'memory for agents', normaliseFilter({ type: 'application/vnd.alexandria.resource+json' }));
+    expect(matches.length).toBeGreaterThan(0);
+    const after = await prepared();
+    // Only the filter-independent statements (corrections, term statistics, cosines) were reused; nothing new.
+    expect(after.length).toBe(before);
+  });
+});
