@@ -5,10 +5,12 @@ import type { Logger } from '../logger';
 import { InvalidArgumentError } from '../errors';
 import { queryKey } from '../search/page-token';
 import { normaliseFilter, type QueryFilter } from '../search/query-filter';
+import { matchText } from '../search/relevance';
 import {
   MAX_PAGE_SIZE,
   checkPageSize,
   checkQueryText,
+  entriesOfPage,
   rankText,
   searchIndex,
   timed,
@@ -154,8 +156,12 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
   const timeLeft = () => deadline - performance.now();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('federation budget spent')), Math.max(0, timeLeft()));
-  // The local search starts with the fan-out, not after the peer list is read.
-  const local = rankText(deps, text, filter);
+  // The local search starts with the fan-out, not after the peer list is read. Only its page's entries
+  // are read: the merge takes at most pageSize local results (local copies are never dropped as duplicates).
+  const local = matchText(deps.db, deps.embedder, text, filter, {}, deps.timings).then(async (matches) => ({
+    matches,
+    page: await entriesOfPage(deps.db, matches, offset, pageSize),
+  }));
   // Awaited below; a failure before that must not leave this rejection unhandled.
   local.catch(() => undefined);
   try {
@@ -175,7 +181,7 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
         timeoutMs: timeLeft(),
         signal: controller.signal,
       });
-    const [ranked, fetched] = await Promise.all([
+    const [{ matches, page }, fetched] = await Promise.all([
       local,
       timed(deps.timings, 'federation', () => Promise.all(cursors.map((c) => fetchPeerList(c, pageSize, call)))),
     ]);
@@ -185,7 +191,7 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
       {
         key: 'local',
         local: true,
-        items: ranked.slice(offset).map((r) => ({ entry: r.entry, score: r.score, source: deps.publicUrl })),
+        items: page.map((r) => ({ entry: r.entry, score: r.score, source: deps.publicUrl })),
         startRank: offset,
         minScore: 100,
         complete: true,
@@ -195,18 +201,20 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
     const fused = fuseLists({
       lists,
       pageSize,
-      localIds: new Set(ranked.map((r) => r.entry.identifier)),
+      localIds: new Set(matches.map((m) => m.identifier)),
       emittedPeerHashes: new Set(state.h),
       lastScore: state.e,
     });
 
-    const nextOffset = offset + (fused.consumed.get('local') ?? 0);
+    // Ranks, not positions in `page`: an entry deleted since the match left no hole in the ranks.
+    const consumedLocal = fused.consumed.get('local') ?? 0;
+    const nextOffset = consumedLocal === 0 ? offset : page[consumedLocal - 1]!.rank + 1;
     const hashes = [...state.h, ...fused.newPeerHashes];
     const failedOnLaterPage = decoded ? cursors.filter((c) => !answered.some((a) => a.peer === c.peer)).map((c) => c.cursor) : [];
     let peerState = [...answered.map((f) => advance(f, fused.consumed.get(f.peer.baseUrl) ?? 0, fused.minScores.get(f.peer.baseUrl) ?? 100)), ...failedOnLaterPage]
       .filter((c): c is PeerCursor => c !== null);
     if (hashes.length > MAX_REMEMBERED_PEER_RESULTS) peerState = [];
-    const more = nextOffset < ranked.length || peerState.length > 0;
+    const more = nextOffset < matches.length || peerState.length > 0;
     const next = more
       ? deps.pageTokens.encode({ q: key, o: nextOffset, x: { p: peerState, h: peerState.length > 0 ? hashes : [], e: fused.lastScore } satisfies FederatedState })
       : undefined;

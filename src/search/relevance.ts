@@ -521,10 +521,13 @@ async function candidateCosines(db: Kysely<Database>, q: PreparedQuery, identifi
   return result.rows;
 }
 
-/** One row per candidate: a lexical candidate's signals, completed by the cosine the vector statement computed. */
-function mergeSignals(lexicalRows: SignalRow[], vectorRows: SignalRow[]): CandidateSignals[] {
+/**
+ * One row per candidate from the statements' rows: a row's non-null signals complete the candidate's (a
+ * lexical candidate's cosine comes from the vector or the cosine statement; overlapping rows agree).
+ */
+function mergeSignals(rows: SignalRow[]): CandidateSignals[] {
   const out = new Map<string, CandidateSignals>();
-  for (const r of [...lexicalRows, ...vectorRows]) {
+  for (const r of rows) {
     const seen = out.get(r.identifier);
     const row = seen ?? { identifier: r.identifier, cosine: 0, lexical: 0, typedLexical: 0 };
     if (r.cosine !== null) row.cosine = Number(r.cosine);
@@ -547,7 +550,7 @@ async function rankSignals(
   options: RankingOptions = {},
 ): Promise<CandidateSignals[]> {
   const [lexicalRows, vectorRows] = await Promise.all([lexicalCandidates(db, q, q, filter, options), vectorCandidates(db, q, filter, [], options)]);
-  return mergeSignals(lexicalRows, vectorRows);
+  return mergeSignals([...lexicalRows, ...vectorRows]);
 }
 
 /**
@@ -607,16 +610,31 @@ export async function matchText(
   });
   // Awaited below; a failure of the lexical side first must not leave this rejection unhandled.
   embedding.catch(() => undefined);
-  const { lexical, lexicalRows } = await inSql(async () => {
-    const lexical: LexicalQuery = { text, model: embedder.id, dimensions: embedder.dimensions, ...(await resolveTerms(db, words)) };
-    return { lexical, lexicalRows: await lexicalCandidates(db, lexical, null, filter, options) };
+  const lexical: LexicalQuery = { text, model: embedder.id, dimensions: embedder.dimensions, ...(await inSql(() => resolveTerms(db, words))) };
+  const lexicalStart = performance.now();
+  const lexicalRows = lexicalCandidates(db, lexical, null, filter, options).finally(() => {
+    sqlMs += performance.now() - lexicalStart;
   });
+  lexicalRows.catch(() => undefined);
+  // Usually the lexical retrieval is done first. When the embedding is (a cached query vector: a repeated
+  // query, the next page), the vector retrieval starts at once instead of waiting for it.
+  const embeddedFirst = await Promise.race([embedding.then(() => true), lexicalRows.then(() => false)]);
   const q: PreparedQuery = { ...lexical, vector: await embedding };
-  // Both cores are free again: the new vector candidates and the lexical candidates' cosines run at the same time.
-  const known = lexicalRows.map((r) => r.identifier);
-  const [vectorRows, cosineRows] = await inSql(() => Promise.all([vectorCandidates(db, q, filter, known, options), candidateCosines(db, q, known, options)]));
+  let rows: SignalRow[];
+  if (embeddedFirst) {
+    const [lexicalFound, vectorRows] = await Promise.all([lexicalRows, inSql(() => vectorCandidates(db, q, filter, [], options))]);
+    const scored = new Set(vectorRows.map((r) => r.identifier));
+    const unscored = lexicalFound.map((r) => r.identifier).filter((id) => !scored.has(id));
+    rows = [...lexicalFound, ...vectorRows, ...(await inSql(() => candidateCosines(db, q, unscored, options)))];
+  } else {
+    // Both cores are free again: the new vector candidates and the lexical candidates' cosines run at the same time.
+    const lexicalFound = await lexicalRows;
+    const known = lexicalFound.map((r) => r.identifier);
+    const [vectorRows, cosineRows] = await inSql(() => Promise.all([vectorCandidates(db, q, filter, known, options), candidateCosines(db, q, known, options)]));
+    rows = [...lexicalFound, ...vectorRows, ...cosineRows];
+  }
   timings?.observe('sql', sqlMs / 1000);
-  return scoreCandidates(q, mergeSignals(lexicalRows, [...vectorRows, ...cosineRows]), options);
+  return scoreCandidates(q, mergeSignals(rows), options);
 }
 
 /**

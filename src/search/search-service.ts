@@ -93,7 +93,7 @@ export async function searchIndex(deps: SearchDeps, input: SearchInput): Promise
   // Only the page's entries are read (the whole list's were ~4 ms at 10k, docs/performance.md). An entry
   // deleted between the match and the read leaves its page one short; the next page is unaffected.
   const matches = await matchText(deps.db, deps.embedder, text, filter, {}, deps.timings);
-  const page = await withEntries(deps.db, matches.slice(offset, offset + pageSize));
+  const page = await entriesOfPage(deps.db, matches, offset, pageSize);
   const next = offset + pageSize < matches.length ? deps.pageTokens.encode({ q: key, o: offset + pageSize }) : undefined;
   return {
     results: page.map((r) => ({ ...r.entry, score: r.score, source: deps.publicUrl })),
@@ -119,17 +119,35 @@ export async function rankEntries(
   return withEntries(db, await findMatches(db, q, filter, options));
 }
 
-/** The matches with their stored entries (an entry deleted meanwhile drops out). */
+/** A page of a ranked list: its entries with their rank (0-based) in the whole list. */
+export interface PagedEntry extends RankedEntry {
+  rank: number;
+}
+
+/**
+ * The entries of matches[offset, offset + size), read for that page alone, each with its rank in the
+ * whole list (an entry deleted since the match drops out; its rank is not reused).
+ */
+export async function entriesOfPage(db: Kysely<Database>, matches: Match[], offset: number, size: number): Promise<PagedEntry[]> {
+  const slice = matches.slice(offset, offset + size);
+  const entries = await readEntries(db, slice.map((m) => m.identifier));
+  return slice.flatMap((m, i) => {
+    const entry = entries.get(m.identifier);
+    return entry ? [{ entry, relevance: m.relevance, score: m.score, rank: offset + i }] : [];
+  });
+}
+
+/** The matches with their stored entries (an entry deleted or tombstoned meanwhile drops out). */
 async function withEntries(db: Kysely<Database>, matches: Match[]): Promise<RankedEntry[]> {
-  if (matches.length === 0) return [];
-  const rows = await db
-    .selectFrom('entries')
-    .select(['identifier', 'entry'])
-    .where('identifier', 'in', matches.map((m) => m.identifier))
-    .execute();
-  const entries = new Map(rows.map((r) => [r.identifier, r.entry as CatalogEntry]));
+  const entries = await readEntries(db, matches.map((m) => m.identifier));
   return matches.flatMap((m) => {
     const entry = entries.get(m.identifier);
     return entry ? [{ entry, relevance: m.relevance, score: m.score }] : [];
   });
+}
+
+async function readEntries(db: Kysely<Database>, identifiers: string[]): Promise<Map<string, CatalogEntry>> {
+  if (identifiers.length === 0) return new Map();
+  const rows = await db.selectFrom('entries').select(['identifier', 'entry']).where('identifier', 'in', identifiers).where('deleted_at', 'is', null).execute();
+  return new Map(rows.map((r) => [r.identifier, r.entry as CatalogEntry]));
 }

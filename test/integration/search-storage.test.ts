@@ -5,6 +5,7 @@ import { toVectorLiteral, withQueryCache } from '../../src/embedding/embedder';
 import { HNSW_INDEX_OPTIONS } from '../../src/embedding/model-switch';
 import { normaliseFilter, type QueryFilter } from '../../src/search/query-filter';
 import { findMatches, lexicalSignal, matchText, prepareQuery, type QueryEmbedder } from '../../src/search/relevance';
+import { entriesOfPage } from '../../src/search/search-service';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
 
 // Migration 0007 changed how the ranking reads its data (inline vectors, precomputed BM25 term
@@ -95,10 +96,14 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
     ['memory for agents', { type: 'application/vnd.alexandria.resource+json' }],
     ['xqzvbl frobnicate wug', undefined],
   ];
-  it.each(cases)('returns exactly what findMatches(prepareQuery) returns: %s', async (text, filter) => {
+  // The query vector is cached once findMatches has been computed: matchText then has it before the
+  // lexical retrieval is done (vector retrieval at once). A slow embedder gives the usual order.
+  const slow: QueryEmbedder = { ...embedder, embedOne: async (t) => { await new Promise((r) => setTimeout(r, 150)); return embedder.embedOne(t); } };
+  it.each(cases.flatMap(([text, filter]) => [[text, filter, 'embedding first'], [text, filter, 'lexical first']] as Array<[string, QueryFilter | undefined, string]>))(
+    'returns exactly what findMatches(prepareQuery) returns: %s %j (%s)', async (text, filter, order) => {
     const normalised = normaliseFilter(filter);
     const expected = await findMatches(demo.db, await prepareQuery(demo.db, embedder, text), normalised);
-    const pipelined = await matchText(demo.db, embedder, text, normalised);
+    const pipelined = await matchText(demo.db, order === 'embedding first' ? embedder : slow, text, normalised);
     expect(pipelined.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(expected.map((m) => [m.identifier, m.relevance.toFixed(12)]));
   });
 
@@ -124,6 +129,23 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
       seen.push(stage);
     } });
     expect(seen.sort()).toEqual(['embedding', 'sql']);
+  });
+});
+
+describe('entriesOfPage', () => {
+  it('reads one page of a ranked list and keeps each entry\'s rank when one was deleted since the match', async () => {
+    const matches = await matchText(demo.db, embedder, 'kubernetes cluster', normaliseFilter(undefined));
+    expect(matches.length).toBeGreaterThan(6);
+    const gone = matches[3].identifier;
+    await sql`UPDATE entries SET deleted_at = now() WHERE identifier = ${gone}`.execute(demo.db);
+    try {
+      const page = await entriesOfPage(demo.db, matches, 2, 4);
+      expect(page.map((p) => [p.entry.identifier, p.rank, p.score])).toEqual(
+        [2, 4, 5].map((i) => [matches[i].identifier, i, matches[i].score]),
+      );
+    } finally {
+      await sql`UPDATE entries SET deleted_at = NULL WHERE identifier = ${gone}`.execute(demo.db);
+    }
   });
 });
 

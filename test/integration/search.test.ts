@@ -102,6 +102,23 @@ describe('POST /search (ARD §7.2)', () => {
     expect(pages).toBe(Math.ceil(total / 5));
   });
 
+  it('federation auto with no peer known answers page by page what none answers', async () => {
+    const walk = async (federation: string) => {
+      const out: Array<[string, number]> = [];
+      let token: string | undefined;
+      do {
+        const page = await registry.post('/search', { query: { text: 'send messages to a team chat' }, pageSize: 4, federation, ...(token ? { pageToken: token } : {}) });
+        expect(page.status).toBe(200);
+        out.push(...page.body.results.map((r: { identifier: string; score: number }) => [r.identifier, r.score] as [string, number]));
+        token = page.body.pageToken;
+      } while (token && out.length < 200);
+      return out;
+    };
+    const none = await walk('none');
+    expect(none.length).toBeGreaterThan(4);
+    expect(await walk('auto')).toEqual(none);
+  });
+
   it('rejects a tampered page token and one reused with another query (400)', async () => {
     const first = await registry.post('/search', { query: { text: 'weather forecast' }, pageSize: 2 });
     const token: string = first.body.pageToken;
