@@ -1,6 +1,7 @@
 /**
  * The production `ResourceIndex`: the registry's own store and ranking engine. `search` is POST /search's
- * engine (rankText, same relevance, same cutoff, same filter compiler), `getEntry` is the
+ * engine (matchText, same relevance, same cutoff, same filter compiler; only the returned entries are
+ * read, as POST /search reads only its page), `getEntry` is the
  * exact live-entry lookup, and `facetCounts` is POST /explore's facet computation (explore-service.ts).
  *
  * Sponsorship cannot influence the relevance: the ranked text (searchableText: name, description, tags,
@@ -12,8 +13,8 @@ import { getLiveEntry, listLiveEntriesOfType } from '../catalog/entry-repository
 import type { Database } from '../db/schema';
 import { MAX_FACET_LIMIT, exploreRegistry } from '../search/explore-service';
 import { normaliseFilter, type QueryFilter } from '../search/query-filter';
-import type { QueryEmbedder } from '../search/relevance';
-import { rankText } from '../search/search-service';
+import { matchText, type QueryEmbedder } from '../search/relevance';
+import { entriesOfPage } from '../search/search-service';
 import { AlexandriaLibraryService } from './library-service';
 import type { IndexFilter, IndexSearchParams, IndexSearchResult, ResourceIndex } from './library-service';
 import { ALEXANDRIA_MEDIA_TYPE, catalogEntryToRecord } from './mapping';
@@ -29,11 +30,9 @@ export class RegistryResourceIndex implements ResourceIndex {
 
   async search(params: IndexSearchParams): Promise<IndexSearchResult> {
     const { db, embedder } = this.deps;
-    const ranked = await rankText({ db, embedder }, params.text.trim(), normaliseFilter(toQueryFilter(params.filter)));
-    return {
-      entries: ranked.slice(0, params.limit).map((r) => ({ entry: r.entry, score: r.score })),
-      total: ranked.length,
-    };
+    const matches = await matchText(db, embedder, params.text.trim(), normaliseFilter(toQueryFilter(params.filter)));
+    const page = await entriesOfPage(db, matches, 0, params.limit);
+    return { entries: page.map((r) => ({ entry: r.entry, score: r.score })), total: matches.length };
   }
 
   async getEntry(identifier: string) {
