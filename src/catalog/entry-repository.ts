@@ -129,6 +129,18 @@ export async function getLiveEntry(
   return row ? { entry: row.entry as CatalogEntry, updatedAt: row.updated_at, contentHash: row.content_hash } : null;
 }
 
+/** The live (not tombstoned) entries among `identifiers`, by identifier; absent ones are left out. */
+export async function getLiveEntries(db: Kysely<Database>, identifiers: string[]): Promise<Map<string, CatalogEntry>> {
+  if (identifiers.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('entries')
+    .select(['identifier', 'entry'])
+    .where('identifier', 'in', identifiers)
+    .where('deleted_at', 'is', null)
+    .execute();
+  return new Map(rows.map((r) => [r.identifier, r.entry as CatalogEntry]));
+}
+
 export async function countLiveEntries(db: Kysely<Database>): Promise<number> {
   const row = await db
     .selectFrom('entries')

@@ -545,7 +545,7 @@ function mergeSignals(rows: SignalRow[]): CandidateSignals[] {
 }
 
 /**
- * Every candidate (top by each vector field, top by lexical match; the filter applied inside each
+ * Every candidate (top by the vector retrieval field, top by lexical match; the filter applied inside each
  * retrieval, not after a cut) with its raw signals: best cosine and the lexical signal. The lexical and
  * the vector statement run at the same time, on two connections of the pool.
  */

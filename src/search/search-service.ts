@@ -4,6 +4,7 @@
 // carried in signed tokens.
 import type { Kysely } from 'kysely';
 import type { CatalogEntry } from '../catalog/catalog-entry';
+import { getLiveEntries } from '../catalog/entry-repository';
 import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
 import { normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
@@ -106,7 +107,8 @@ export async function searchIndex(deps: SearchDeps, input: SearchInput): Promise
  * overlapping the query embedding), then the matched entries. Stage durations go to `deps.timings`.
  */
 export async function rankText(deps: Pick<SearchDeps, 'db' | 'embedder' | 'timings'>, text: string, filter: NormalisedFilter): Promise<RankedEntry[]> {
-  return withEntries(deps.db, await matchText(deps.db, deps.embedder, text, filter, {}, deps.timings));
+  const matches = await matchText(deps.db, deps.embedder, text, filter, {}, deps.timings);
+  return entriesOfPage(deps.db, matches, 0, matches.length);
 }
 
 /** The whole ranked list above the cutoff (at most the union of the candidate sets), best first. */
@@ -116,7 +118,8 @@ export async function rankEntries(
   filter: NormalisedFilter,
   options: RankingOptions = {},
 ): Promise<RankedEntry[]> {
-  return withEntries(db, await findMatches(db, q, filter, options));
+  const matches = await findMatches(db, q, filter, options);
+  return entriesOfPage(db, matches, 0, matches.length);
 }
 
 /** A page of a ranked list: its entries with their rank (0-based) in the whole list. */
@@ -126,28 +129,13 @@ export interface PagedEntry extends RankedEntry {
 
 /**
  * The entries of matches[offset, offset + size), read for that page alone, each with its rank in the
- * whole list (an entry deleted since the match drops out; its rank is not reused).
+ * whole list (an entry deleted or tombstoned since the match drops out; its rank is not reused).
  */
 export async function entriesOfPage(db: Kysely<Database>, matches: Match[], offset: number, size: number): Promise<PagedEntry[]> {
   const slice = matches.slice(offset, offset + size);
-  const entries = await readEntries(db, slice.map((m) => m.identifier));
+  const entries = await getLiveEntries(db, slice.map((m) => m.identifier));
   return slice.flatMap((m, i) => {
     const entry = entries.get(m.identifier);
     return entry ? [{ entry, relevance: m.relevance, score: m.score, rank: offset + i }] : [];
   });
-}
-
-/** The matches with their stored entries (an entry deleted or tombstoned meanwhile drops out). */
-async function withEntries(db: Kysely<Database>, matches: Match[]): Promise<RankedEntry[]> {
-  const entries = await readEntries(db, matches.map((m) => m.identifier));
-  return matches.flatMap((m) => {
-    const entry = entries.get(m.identifier);
-    return entry ? [{ entry, relevance: m.relevance, score: m.score }] : [];
-  });
-}
-
-async function readEntries(db: Kysely<Database>, identifiers: string[]): Promise<Map<string, CatalogEntry>> {
-  if (identifiers.length === 0) return new Map();
-  const rows = await db.selectFrom('entries').select(['identifier', 'entry']).where('identifier', 'in', identifiers).where('deleted_at', 'is', null).execute();
-  return new Map(rows.map((r) => [r.identifier, r.entry as CatalogEntry]));
 }
