@@ -11,7 +11,7 @@ import { sql, type RawBuilder } from 'kysely';
 
 const MARKER = '/* ard:prepared */';
 
-/** Prefix a statement with this to have it prepared (see the module comment for which statements may). */
+/** Begin a statement with this (first thing in its text) to have it prepared; see the module comment for which statements may. */
 export const PREPARED_STATEMENT: RawBuilder<unknown> = sql.raw(MARKER);
 
 /** The statement name for a marked text: stable, and distinct for distinct texts. */
@@ -24,7 +24,7 @@ export class PreparingClient extends pg.Client {
   // pg's overloads are not expressible on an override; the arguments are forwarded as they came.
   override query(...args: unknown[]): never {
     const [text, values] = args;
-    if (typeof text === 'string' && text.trimStart().startsWith(MARKER) && (values === undefined || Array.isArray(values))) {
+    if (typeof text === 'string' && text.startsWith(MARKER) && (values === undefined || Array.isArray(values))) {
       const rest = args.slice(2);
       return (super.query as (...a: unknown[]) => never)({ name: preparedStatementName(text), text, values }, ...rest);
     }
