@@ -1,6 +1,11 @@
-// Shared by the benches: the labelled query set, percentiles, a plain table.
+// Shared by the benches: the labelled query set, POST /search's ranking options, percentiles, a plain table.
 import fs from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_SEARCH_TYPE_WEIGHTS } from '../src/config';
+import type { RankingOptions } from '../src/search/relevance';
+
+/** POST /search's ranking options under the default configuration (SEARCH_TYPE_WEIGHTS unset). */
+export const PRODUCTION_RANKING: RankingOptions = { typeWeights: DEFAULT_SEARCH_TYPE_WEIGHTS };
 
 export interface LabelledQuery {
   id: string;

@@ -28,6 +28,7 @@ import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filt
 import { RELEVANCE_CUTOFF, prepareQuery, type PreparedQuery, type QueryEmbedder, type RankingOptions } from '../src/search/relevance';
 import { createPageTokenCodec } from '../src/search/page-token';
 import { rankEntries, rankText, searchIndex } from '../src/search/search-service';
+import { PRODUCTION_RANKING } from './bench-util';
 import { benchSignals, type Ranked } from './relevance-signals';
 // The same PostgreSQL as the tests (TEST_DATABASE_URL, default postgres@127.0.0.1:5432).
 import { adminQuery, databaseUrl } from '../test/helpers/test-database';
@@ -258,25 +259,27 @@ async function timeProductionPath(db: Kysely<Database>, embedder: QueryEmbedder,
     const started = process.hrtime.bigint();
     if (path === 'search') {
       const filter = Object.fromEntries(query.filter.map((f) => [f.path, f.values]));
-      await searchIndex({ db, embedder, pageTokens, publicUrl: 'http://bench' }, { text: query.text, filter, pageSize: 10 });
+      await searchIndex({ db, embedder, pageTokens, publicUrl: 'http://bench', typeWeights: PRODUCTION_RANKING.typeWeights }, { text: query.text, filter, pageSize: 10 });
     } else {
-      await rankText({ db, embedder }, query.text, query.filter);
+      await rankText({ db, embedder, typeWeights: PRODUCTION_RANKING.typeWeights }, query.text, query.filter);
     }
     ms.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
   return ms;
 }
 
-const production: Ranker = { name: 'production' };
+const production: Ranker = { name: 'production', options: PRODUCTION_RANKING };
 /** Every candidate with its relevance, no cutoff: for the precision/recall curve of the cutoff. */
-const productionUncut: Ranker = { name: 'uncut', options: { cutoff: 0 } };
+const productionUncut: Ranker = { name: 'uncut', options: { ...PRODUCTION_RANKING, cutoff: 0 } };
+const withoutTypeWeights: Ranker = { name: '- type weights', options: {} };
 const RANKERS: Ranker[] = [
   production,
-  { name: 'semantic only', options: { signals: { lexical: false }, cutoff: 0 } },
-  { name: 'BM25 only', options: { signals: { semantic: false }, cutoff: 0 } },
-  { name: '- corrections', options: { corrections: false } },
-  { name: '- expansions', options: { expansions: false } },
-  { name: 'semantic: doc only', options: { semanticFields: ['doc'] } },
+  { name: 'semantic only', options: { ...PRODUCTION_RANKING, signals: { lexical: false }, cutoff: 0 } },
+  { name: 'BM25 only', options: { ...PRODUCTION_RANKING, signals: { semantic: false }, cutoff: 0 } },
+  { name: '- corrections', options: { ...PRODUCTION_RANKING, corrections: false } },
+  { name: '- expansions', options: { ...PRODUCTION_RANKING, expansions: false } },
+  withoutTypeWeights,
+  { name: 'semantic: doc only', options: { ...PRODUCTION_RANKING, semanticFields: ['doc'] } },
   ...benchSignals.map((s) => ({ name: s.name, rank: s.rank.bind(s) })),
 ];
 
@@ -339,6 +342,17 @@ async function main(): Promise<void> {
         }
       }
     }
+    // The type weights' cost: the library's questions asked through a plain POST /search, without the type
+    // filter its own tools add (an unfiltered client sees papers ranked at SEARCH_TYPE_WEIGHTS of relevance).
+    const unfiltered = queries.filter((q) => q.set === 'alexandria').map((q) => ({ ...q, filter: normaliseFilter(undefined) }));
+    console.log(`\n== alexandria asked without its type filter ==\n${header}`);
+    for (const ranker of [production, withoutTypeWeights]) {
+      const { runs } = await runAll(db, embedder, unfiltered, ranker);
+      const f = figures(runs);
+      console.log(row(ranker.name, f));
+      report[`alexandria-unfiltered/${ranker.name}/all`] = f;
+    }
+
     console.log(`\nproduction latency over ${prodMs.length} queries (query embedding included): p50 ${percentile(prodMs, 50).toFixed(1)} ms, p95 ${percentile(prodMs, 95).toFixed(1)} ms`);
     report.latency = { p50: percentile(prodMs, 50), p95: percentile(prodMs, 95) };
 

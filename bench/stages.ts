@@ -12,7 +12,7 @@ import { normaliseFilter } from '../src/search/query-filter';
 import { findMatches, matchText, prepareQuery, type QueryEmbedder } from '../src/search/relevance';
 import { rankEntries, rankText } from '../src/search/search-service';
 import { databaseUrl } from '../test/helpers/test-database';
-import { percentile, printTable } from './bench-util';
+import { PRODUCTION_RANKING, percentile, printTable } from './bench-util';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -53,18 +53,18 @@ async function main(): Promise<void> {
         const prepared = await prepareQuery(handle.db, embedder, text);
         stage.prepareQuery.push(performance.now() - start);
         t = performance.now();
-        const matches = await findMatches(handle.db, prepared, q.filter);
+        const matches = await findMatches(handle.db, prepared, q.filter, PRODUCTION_RANKING);
         stage.findMatches.push(performance.now() - t);
         t = performance.now();
-        await rankEntries(handle.db, prepared, q.filter);
+        await rankEntries(handle.db, prepared, q.filter, PRODUCTION_RANKING);
         stage['rankEntries (entries fetch)'].push(performance.now() - t);
         stage['prepareQuery + rankEntries'].push(performance.now() - start - stage.findMatches[stage.findMatches.length - 1]);
         // The production path: a fresh text each time (the embedder is uncached anyway).
         t = performance.now();
-        const pipelined = await matchText(handle.db, embedder, text, q.filter);
+        const pipelined = await matchText(handle.db, embedder, text, q.filter, PRODUCTION_RANKING);
         stage['matchText (pipelined)'].push(performance.now() - t);
         t = performance.now();
-        await rankText({ db: handle.db, embedder }, text, q.filter);
+        await rankText({ db: handle.db, embedder, typeWeights: PRODUCTION_RANKING.typeWeights }, text, q.filter);
         stage['rankText (matchText + every matched entry)'].push(performance.now() - t);
         if (r === 0) {
           snapshot[q.id] = matches.map((m) => [m.identifier, Number(m.relevance.toFixed(9))]);

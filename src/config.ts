@@ -50,6 +50,11 @@ export interface RegistryConfig {
   maxBodyBytes: number;
   /** A local ONNX sentence-embedding model folder; unset = the bundled model. */
   embeddingModelDir: string | null;
+  /**
+   * Search rank weights by entry `type` (media type), applied when a search does not filter on `type`
+   * (docs/relevance.md "Type weights"); a type not listed weighs 1.
+   */
+  searchTypeWeights: Readonly<Record<string, number>>;
 }
 
 export interface CrawlConfig {
@@ -75,6 +80,13 @@ export interface CrawlConfig {
   pollMs: number;
 }
 
+/**
+ * The Alexandria library's records (papers, repositories and posts about agents) rank at 0.9 of their
+ * relevance in a search that does not pick types: the registry answers "what can do this job?", and the
+ * library's own tools always filter on its type. The literal is ALEXANDRIA_MEDIA_TYPE (checked by a test).
+ */
+export const DEFAULT_SEARCH_TYPE_WEIGHTS: Readonly<Record<string, number>> = { 'application/vnd.alexandria.resource+json': 0.9 };
+
 export const DEFAULT_CRAWL_USER_AGENT = 'ard-registry/0.1 (+https://github.com/ard-registry/ard-registry; ARD crawler)';
 
 export type Env = Record<string, string | undefined>;
@@ -87,6 +99,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     'CRAWL_ALLOW_PRIVATE', 'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'MAX_BODY_BYTES',
     'EMBEDDING_MODEL_DIR', 'TRUST_PROXY', 'CRAWL_INTERVAL_SECONDS', 'CRAWL_USER_AGENT', 'CRAWL_MAX_ENTRIES', 'CRAWL_MAX_DEPTH',
     'CRAWL_MAX_BYTES', 'CRAWL_TIMEOUT_MS', 'CRAWL_HOST_DELAY_MS', 'CRAWL_CONCURRENCY', 'CRAWL_SCHEDULER', 'CRAWL_POLL_MS',
+    'SEARCH_TYPE_WEIGHTS',
   ];
   const out: Env = {};
   for (const name of names) {
@@ -161,6 +174,7 @@ export function envToConfig(env: Env): RegistryConfig {
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10000, 100, 600000),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     embeddingModelDir: env.EMBEDDING_MODEL_DIR ?? null,
+    searchTypeWeights: typeWeights(env),
   };
 }
 
@@ -183,6 +197,27 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false; got '${raw}'`);
+}
+
+/** SEARCH_TYPE_WEIGHTS: `none`, or comma-separated `media/type=weight` with 0 < weight <= 1. */
+function typeWeights(env: Env): Record<string, number> {
+  const raw = env.SEARCH_TYPE_WEIGHTS;
+  if (raw === undefined) return { ...DEFAULT_SEARCH_TYPE_WEIGHTS };
+  if (raw.toLowerCase() === 'none') return {};
+  const out: Record<string, number> = {};
+  for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const at = item.lastIndexOf('=');
+    const type = at > 0 ? item.slice(0, at).trim() : '';
+    const weight = at > 0 ? item.slice(at + 1).trim() : '';
+    if (!/^[\w.+-]+\/[\w.+-]+$/.test(type) || !/^\d*\.?\d+$/.test(weight)) {
+      throw new ConfigError(`SEARCH_TYPE_WEIGHTS must be 'none' or a comma-separated list of media/type=weight; '${item}' is not one`);
+    }
+    const value = Number(weight);
+    if (!(value > 0 && value <= 1)) throw new ConfigError(`SEARCH_TYPE_WEIGHTS: the weight of ${type} must be greater than 0 and at most 1; got ${weight}`);
+    if (type in out) throw new ConfigError(`SEARCH_TYPE_WEIGHTS names ${type} twice`);
+    out[type] = value;
+  }
+  return out;
 }
 
 function url(env: Env, name: string, fallback: string): string {

@@ -144,12 +144,22 @@ export interface RankingOptions {
   expansions?: boolean;
   /** Postings read per retrieval lexeme (default POSTINGS_PER_LEXEME; benchmark and tests vary it). */
   postingsPerLexeme?: number;
+  /**
+   * Rank weight by entry type (SEARCH_TYPE_WEIGHTS; none by default), used only when the filter does not
+   * name `type`: the entry ranks and scores at relevance x weight. Membership (the cutoff) stays on the
+   * relevance itself, so explore's counts do not depend on it (see applyTypeWeights).
+   */
+  typeWeights?: Readonly<Record<string, number>>;
 }
 
 export interface Match {
   identifier: string;
+  /** What the cutoff reads: the fused signals. */
   relevance: number;
+  /** 0-100: relevance x the entry type's weight (1 unless typeWeights apply); the list is in its order. */
   score: number;
+  /** The entry's media type; null if unknown (typeWeights then count it as 1). */
+  type: string | null;
   semantic: number;
   lexical: number;
   /** Raw best cosine similarity (before calibration). */
@@ -158,6 +168,8 @@ export interface Match {
 
 export interface CandidateSignals {
   identifier: string;
+  /** The entry's media type (for typeWeights); null when no statement of the candidate read it. */
+  type: string | null;
   cosine: number;
   lexical: number;
   /** The lexical signal without the guesses' alternatives (typo corrections, related words). */
@@ -428,7 +440,7 @@ function lexicalSignalCtes(q: LexicalQuery): RawBuilder<unknown> {
  * lexeme): the lexical statement p50 9.9 -> 8.0 ms at 10k entries (docs/performance.md).
  */
 const CANDIDATE_ENTRIES = sql`ce AS MATERIALIZED (
-      SELECT e.identifier, e.rank_lexemes || '{}'::text[] AS rank_lexemes, e.rank_tf_name || '{}'::real[] AS rank_tf_name,
+      SELECT e.identifier, e.type, e.rank_lexemes || '{}'::text[] AS rank_lexemes, e.rank_tf_name || '{}'::real[] AS rank_tf_name,
              e.rank_tf_other || '{}'::real[] AS rank_tf_other, e.rank_length
       FROM cand JOIN entries e ON e.identifier = cand.identifier)`;
 
@@ -440,6 +452,7 @@ function cosineSql(q: PreparedQuery, fields: readonly string[]): RawBuilder<unkn
 
 interface SignalRow {
   identifier: string;
+  type: string | null;
   cosine: number | null;
   lexical: number | null;
   typed_lexical: number | null;
@@ -473,7 +486,7 @@ async function lexicalCandidates(db: Kysely<Database>, q: LexicalQuery, embedded
     cand AS (SELECT e.identifier FROM best_keys b JOIN entries e ON e.facet_key = b.entry_key),
     ${CANDIDATE_ENTRIES},
     ${lexicalSignalCtes(q)}
-    SELECT e.identifier, ${cosine} AS cosine, lx.lexical, lx.typed_lexical
+    SELECT e.identifier, e.type, ${cosine} AS cosine, lx.lexical, lx.typed_lexical
     FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(db);
   return result.rows;
 }
@@ -509,7 +522,7 @@ async function vectorCandidates(db: Kysely<Database>, q: PreparedQuery, filter: 
       cand AS (SELECT f.identifier FROM (${found}) f WHERE f.identifier <> ALL(${[...known]}::text[])),
       ${CANDIDATE_ENTRIES},
       ${lexicalSignalCtes(q)}
-      SELECT e.identifier, ${cosineSql(q, fields)} AS cosine,
+      SELECT e.identifier, e.type, ${cosineSql(q, fields)} AS cosine,
         ${lexical ? sql`coalesce(lx.lexical, 0)` : sql`NULL::float8`} AS lexical,
         ${lexical ? sql`coalesce(lx.typed_lexical, 0)` : sql`NULL::float8`} AS typed_lexical
       FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(trx);
@@ -522,7 +535,7 @@ async function candidateCosines(db: Kysely<Database>, q: PreparedQuery, identifi
   const fields = options.semanticFields ?? SEMANTIC_FIELDS;
   if (options.signals?.semantic === false || identifiers.length === 0) return [];
   const result = await sql<SignalRow>`${PREPARED_STATEMENT}
-    SELECT e.identifier, ${cosineSql(q, fields)} AS cosine, NULL::float8 AS lexical, NULL::float8 AS typed_lexical
+    SELECT e.identifier, NULL::text AS type, ${cosineSql(q, fields)} AS cosine, NULL::float8 AS lexical, NULL::float8 AS typed_lexical
     FROM unnest(${[...identifiers]}::text[]) AS e(identifier)`.execute(db);
   return result.rows;
 }
@@ -535,7 +548,8 @@ function mergeSignals(rows: SignalRow[]): CandidateSignals[] {
   const out = new Map<string, CandidateSignals>();
   for (const r of rows) {
     const seen = out.get(r.identifier);
-    const row = seen ?? { identifier: r.identifier, cosine: 0, lexical: 0, typedLexical: 0 };
+    const row = seen ?? { identifier: r.identifier, type: null, cosine: 0, lexical: 0, typedLexical: 0 };
+    if (r.type !== null) row.type = r.type;
     if (r.cosine !== null) row.cosine = Number(r.cosine);
     if (r.lexical !== null) row.lexical = Math.min(1, Number(r.lexical));
     if (r.typed_lexical !== null) row.typedLexical = Math.min(1, Number(r.typed_lexical));
@@ -564,7 +578,7 @@ async function rankSignals(
  * and 0-100 score, best first, ties by identifier. Search pages through it; explore counts and groups it.
  */
 export async function findMatches(db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter, options: RankingOptions = {}): Promise<Match[]> {
-  return scoreCandidates(q, await rankSignals(db, q, filter, options), options);
+  return applyTypeWeights(scoreCandidates(q, await rankSignals(db, q, filter, options), options), filter, options);
 }
 
 /** Signals to relevance: calibration, the corrections' semantic gate, fusion and the cutoff; best first. */
@@ -580,9 +594,28 @@ function scoreCandidates(q: Pick<PreparedQuery, 'unseenShare'>, rows: CandidateS
     // Without the semantic signal (benchmark ablation) there is nothing to agree with: corrections count.
     const lexical = !useLexical ? 0 : useSemantic ? gatedLexical(r.lexical, r.typedLexical, r.cosine, baseline) : r.lexical;
     const relevance = fuse(semantic, lexical, weight);
-    if (relevance >= cutoff) out.push({ identifier: r.identifier, relevance, score: toScore(relevance), semantic, lexical, cosine: r.cosine });
+    if (relevance >= cutoff) out.push({ identifier: r.identifier, type: r.type, relevance, score: toScore(relevance), semantic, lexical, cosine: r.cosine });
   }
-  return out.sort((a, b) => b.relevance - a.relevance || (a.identifier < b.identifier ? -1 : a.identifier > b.identifier ? 1 : 0));
+  return out.sort((a, b) => b.relevance - a.relevance || compareIdentifiers(a, b));
+}
+
+function compareIdentifiers(a: { identifier: string }, b: { identifier: string }): number {
+  return a.identifier < b.identifier ? -1 : a.identifier > b.identifier ? 1 : 0;
+}
+
+/**
+ * The type weights (SEARCH_TYPE_WEIGHTS) of a search whose filter does not name `type`: each match ranks
+ * and scores at relevance x its type's weight, ties by identifier. The matched set is the same (the cutoff
+ * read the relevance), so POST /explore's count for a type is what filtering on it returns. A filter on
+ * `type` means the client chose the types: nothing is weighted.
+ */
+export function applyTypeWeights(matches: Match[], filter: NormalisedFilter, options: Pick<RankingOptions, 'typeWeights'>): Match[] {
+  const weights = options.typeWeights;
+  if (!weights || Object.keys(weights).length === 0 || filter.some((f) => f.path === 'type')) return matches;
+  return matches
+    .map((match) => ({ match, rank: match.relevance * ((match.type !== null ? weights[match.type] : undefined) ?? 1) }))
+    .sort((a, b) => b.rank - a.rank || compareIdentifiers(a.match, b.match))
+    .map(({ match, rank }) => (rank === match.relevance ? match : { ...match, score: toScore(rank) }));
 }
 
 /**
@@ -640,7 +673,7 @@ export async function matchText(
     rows = [...lexicalFound, ...vectorRows, ...cosineRows];
   }
   timings?.observe('sql', sqlMs / 1000);
-  return scoreCandidates(q, mergeSignals(rows), options);
+  return applyTypeWeights(scoreCandidates(q, mergeSignals(rows), options), filter, options);
 }
 
 /**

@@ -54,6 +54,8 @@ export interface SearchDeps {
   /** This registry's public base URL, the `source` of its results. */
   publicUrl: string;
   timings?: SearchTimings;
+  /** SEARCH_TYPE_WEIGHTS (RankingOptions.typeWeights); none when absent. */
+  typeWeights?: Readonly<Record<string, number>>;
 }
 
 /** Runs `work`, reporting its duration as `stage` when timings are wanted. */
@@ -93,7 +95,7 @@ export async function searchIndex(deps: SearchDeps, input: SearchInput): Promise
   const offset = input.pageToken ? deps.pageTokens.decode(input.pageToken, key).o : 0;
   // Only the page's entries are read (the whole list's were ~4 ms at 10k, docs/performance.md). An entry
   // deleted between the match and the read leaves its page one short; the next page is unaffected.
-  const matches = await matchText(deps.db, deps.embedder, text, filter, {}, deps.timings);
+  const matches = await matchText(deps.db, deps.embedder, text, filter, { typeWeights: deps.typeWeights }, deps.timings);
   const page = await entriesOfPage(deps.db, matches, offset, pageSize);
   const next = offset + pageSize < matches.length ? deps.pageTokens.encode({ q: key, o: offset + pageSize }) : undefined;
   return {
@@ -106,8 +108,8 @@ export async function searchIndex(deps: SearchDeps, input: SearchInput): Promise
  * The whole ranked list above the cutoff for a query text, best first: matchText (the lexical retrieval
  * overlapping the query embedding), then the matched entries. Stage durations go to `deps.timings`.
  */
-export async function rankText(deps: Pick<SearchDeps, 'db' | 'embedder' | 'timings'>, text: string, filter: NormalisedFilter): Promise<RankedEntry[]> {
-  const matches = await matchText(deps.db, deps.embedder, text, filter, {}, deps.timings);
+export async function rankText(deps: Pick<SearchDeps, 'db' | 'embedder' | 'timings' | 'typeWeights'>, text: string, filter: NormalisedFilter): Promise<RankedEntry[]> {
+  const matches = await matchText(deps.db, deps.embedder, text, filter, { typeWeights: deps.typeWeights }, deps.timings);
   return entriesOfPage(deps.db, matches, 0, matches.length);
 }
 

@@ -4,7 +4,8 @@ import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
 import { toVectorLiteral, withQueryCache } from '../../src/embedding/embedder';
 import { HNSW_INDEX_OPTIONS } from '../../src/embedding/model-switch';
 import { normaliseFilter, type QueryFilter } from '../../src/search/query-filter';
-import { findMatches, lexicalSignal, matchText, prepareQuery, type QueryEmbedder } from '../../src/search/relevance';
+import { ALEXANDRIA_MEDIA_TYPE } from '../../src/alexandria/mapping';
+import { findMatches, lexicalSignal, matchText, prepareQuery, toScore, type Match, type QueryEmbedder } from '../../src/search/relevance';
 import { entriesOfPage } from '../../src/search/search-service';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
 
@@ -145,6 +146,46 @@ describe('entriesOfPage', () => {
       );
     } finally {
       await sql`UPDATE entries SET deleted_at = NULL WHERE identifier = ${gone}`.execute(demo.db);
+    }
+  });
+});
+
+describe('type weights (SEARCH_TYPE_WEIGHTS)', () => {
+  const library = { [ALEXANDRIA_MEDIA_TYPE]: 0.9 };
+  const weightOf = (m: Match) => (m.type === ALEXANDRIA_MEDIA_TYPE ? 0.9 : 1);
+
+  it.each(['knowledge graph memory', 'remember users across sessions'])(
+    'an unfiltered search ranks and scores each entry at relevance x its type weight, same matched set: %s',
+    async (text) => {
+      const plain = await matchText(demo.db, embedder, text, normaliseFilter(undefined));
+      const weighted = await matchText(demo.db, embedder, text, normaliseFilter(undefined), { typeWeights: library });
+      // Precondition: a library record ranks just above a tool that outranks it once weighted.
+      const flips = plain.slice(1).filter((m, i) => plain[i].type === ALEXANDRIA_MEDIA_TYPE && m.type !== ALEXANDRIA_MEDIA_TYPE && plain[i].relevance * 0.9 < m.relevance);
+      expect(flips.length).toBeGreaterThan(0);
+
+      expect(new Set(weighted.map((m) => m.identifier))).toEqual(new Set(plain.map((m) => m.identifier)));
+      const relevance = new Map(plain.map((m) => [m.identifier, m.relevance]));
+      for (const m of weighted) {
+        expect(m.relevance).toBe(relevance.get(m.identifier));
+        expect(m.score).toBe(toScore(m.relevance * weightOf(m)));
+      }
+      const ranks = weighted.map((m) => m.relevance * weightOf(m));
+      expect(ranks).toEqual([...ranks].sort((a, b) => b - a));
+      for (const tool of flips) {
+        const order = weighted.map((m) => m.identifier);
+        const above = plain[plain.indexOf(tool) - 1];
+        expect(order.indexOf(tool.identifier)).toBeLessThan(order.indexOf(above.identifier));
+      }
+      // findMatches (POST /explore's and the benchmark's path) weighs the same way.
+      expect(await findMatches(demo.db, await prepareQuery(demo.db, embedder, text), normaliseFilter(undefined), { typeWeights: library })).toEqual(weighted);
+    },
+  );
+
+  it('a search that filters on type is not weighted: the client chose the types', async () => {
+    for (const filter of [{ type: ALEXANDRIA_MEDIA_TYPE }, { type: [ALEXANDRIA_MEDIA_TYPE, 'application/mcp-server-card+json'] }]) {
+      const plain = await matchText(demo.db, embedder, 'knowledge graph memory', normaliseFilter(filter));
+      expect(plain.some((m) => m.type === ALEXANDRIA_MEDIA_TYPE)).toBe(true);
+      expect(await matchText(demo.db, embedder, 'knowledge graph memory', normaliseFilter(filter), { typeWeights: library })).toEqual(plain);
     }
   });
 });

@@ -1,3 +1,4 @@
+import { ALEXANDRIA_MEDIA_TYPE } from '../../src/alexandria/mapping';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 import { createOpenApiBackend } from '../../src/http/openapi';
 
@@ -117,6 +118,21 @@ describe('POST /search (ARD §7.2)', () => {
     const none = await walk('none');
     expect(none.length).toBeGreaterThan(4);
     expect(await walk('auto')).toEqual(none);
+  });
+
+  it('without a type filter, a library record scores 0.9 of what it scores when the type is chosen (SEARCH_TYPE_WEIGHTS default)', async () => {
+    const text = 'knowledge graph memory';
+    const chosen = await registry.post('/search', { query: { text, filter: { type: ALEXANDRIA_MEDIA_TYPE } }, pageSize: 100, federation: 'none' });
+    const scoreOf = new Map<string, number>(chosen.body.results.map((r: { identifier: string; score: number }) => [r.identifier, r.score]));
+    expect(scoreOf.size).toBeGreaterThan(3);
+    for (const federation of ['none', 'auto']) {
+      const res = await registry.post('/search', { query: { text }, pageSize: 100, federation });
+      const library = res.body.results.filter((r: { type: string }) => r.type === ALEXANDRIA_MEDIA_TYPE) as Array<{ identifier: string; score: number }>;
+      expect(library.length).toBeGreaterThan(3);
+      // Scores are rounded relevances: 0.9 x the chosen-type score, within the rounding of both.
+      for (const r of library) expect(Math.abs(r.score - 0.9 * scoreOf.get(r.identifier)!)).toBeLessThanOrEqual(1);
+      expect(library.every((r) => r.score < scoreOf.get(r.identifier)!)).toBe(true);
+    }
   });
 
   it('rejects a tampered page token and one reused with another query (400)', async () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, envToConfig, readEnv } from '../../src/config';
+import { ALEXANDRIA_MEDIA_TYPE } from '../../src/alexandria/mapping';
+import { ConfigError, DEFAULT_SEARCH_TYPE_WEIGHTS, envToConfig, readEnv } from '../../src/config';
 
 describe('readEnv', () => {
   it('reads only the known variables, trimmed, and drops blank ones', () => {
@@ -37,7 +38,19 @@ describe('envToConfig', () => {
       requestTimeoutMs: 10000,
       maxBodyBytes: 65536,
       embeddingModelDir: null,
+      searchTypeWeights: { [ALEXANDRIA_MEDIA_TYPE]: 0.9 },
     });
+    // config.ts spells the library's media type out (the config knows no domain module): the same string.
+    expect(Object.keys(DEFAULT_SEARCH_TYPE_WEIGHTS)).toEqual([ALEXANDRIA_MEDIA_TYPE]);
+  });
+
+  it('reads SEARCH_TYPE_WEIGHTS as media/type=weight pairs, or none', () => {
+    expect(envToConfig({ SEARCH_TYPE_WEIGHTS: 'application/vnd.alexandria.resource+json=0.5, application/a2a-agent-card+json=1' }).searchTypeWeights).toEqual({
+      'application/vnd.alexandria.resource+json': 0.5,
+      'application/a2a-agent-card+json': 1,
+    });
+    expect(envToConfig({ SEARCH_TYPE_WEIGHTS: 'none' }).searchTypeWeights).toEqual({});
+    expect(envToConfig({ SEARCH_TYPE_WEIGHTS: 'NONE' }).searchTypeWeights).toEqual({});
   });
 
   it('turns the demo corpus off by default when DATABASE_URL is set, and derives PUBLIC_URL from PORT', () => {
@@ -80,6 +93,12 @@ describe('envToConfig', () => {
     ['CRAWL_ALLOW_PRIVATE', '2', /CRAWL_ALLOW_PRIVATE must be true or false/],
     ['PUBLIC_URL', 'registry.example', /PUBLIC_URL must be an absolute http\(s\) URL; got 'registry.example'/],
     ['PUBLIC_URL', 'ftp://registry.example/', /PUBLIC_URL must be an absolute http\(s\) URL/],
+    ['SEARCH_TYPE_WEIGHTS', 'application/x=0', /SEARCH_TYPE_WEIGHTS: the weight of application\/x must be greater than 0 and at most 1; got 0/],
+    ['SEARCH_TYPE_WEIGHTS', 'application/x=1.5', /the weight of application\/x must be greater than 0 and at most 1; got 1.5/],
+    ['SEARCH_TYPE_WEIGHTS', 'application/x', /SEARCH_TYPE_WEIGHTS must be 'none' or a comma-separated list of media\/type=weight; 'application\/x' is not one/],
+    ['SEARCH_TYPE_WEIGHTS', 'papers=0.5', /'papers=0.5' is not one/],
+    ['SEARCH_TYPE_WEIGHTS', 'application/x=half', /'application\/x=half' is not one/],
+    ['SEARCH_TYPE_WEIGHTS', 'application/x=0.5,application/x=0.6', /SEARCH_TYPE_WEIGHTS names application\/x twice/],
     ['PEERS', 'https://ok.example/,not a url', /PEERS must be a comma-separated list of absolute URLs; 'not a url' is not one/],
   ])('rejects %s=%s with a ConfigError naming the variable', (name, value, message) => {
     let thrown: unknown;
