@@ -9,12 +9,15 @@
 // the three peers (and the hub's own search) asked at once by this process, with no federation.
 // Every search has a text no registry has seen (a number appended per round), so no registry answers
 // from its query-embedding cache: the five texts repeated would measure cache hits, not searches.
+// A second hub federates to the same three peers as if they ran on machines of their own: each peer's
+// answers are recorded one request at a time, with their duration, and replayed after that duration by a
+// server that uses no CPU while it waits ("peers elsewhere"), so the figure is federation's own cost.
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/test-database';
 import globalSetup from '../test/helpers/global-setup';
-import { freePort } from '../test/helpers/peers';
+import { freePort, json, startFakePeer, type FakePeer } from '../test/helpers/peers';
 import { startTestRegistry, type TestRegistry } from '../test/helpers/registry';
 import type { RegistryConfig } from '../src/config';
 import { withQueryCache } from '../src/embedding/embedder';
@@ -111,6 +114,40 @@ async function timeAtOnce(regs: Searchable[]): Promise<number[]> {
   return out;
 }
 
+/** Each text sent once to `reg` (federation mode as given); ms per search. */
+async function timeTexts(reg: Searchable, federation: string, texts: string[]): Promise<number[]> {
+  const out: number[] = [];
+  for (const text of texts) {
+    const started = performance.now();
+    const res = await reg.post('/search', { query: { text }, federation, pageSize: 10 });
+    out.push(performance.now() - started);
+    if (res.status !== 200) throw new Error(`search failed: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  return out;
+}
+
+/**
+ * A peer on a machine of its own, simulated: `peer`'s answers to `texts` (the request a hub sends: 20
+ * results, federation none) are recorded one at a time, with how long each took; the replay server
+ * answers a recorded text after that time, using no CPU meanwhile, as a registry elsewhere would.
+ */
+async function recordAndReplay(peer: Searchable, texts: string[]): Promise<{ server: FakePeer; ms: number[] }> {
+  const recorded = new Map<string, { ms: number; body: unknown }>();
+  for (const text of texts) {
+    const started = performance.now();
+    const res = await peer.post('/search', { query: { text }, federation: 'none', pageSize: 20 });
+    if (res.status !== 200) throw new Error(`recording failed: ${res.status}`);
+    recorded.set(text, { ms: performance.now() - started, body: res.body });
+  }
+  const server = await startFakePeer((_req, res, body) => {
+    const request = body as { query?: { text?: string }; pageSize?: number; pageToken?: string } | undefined;
+    const answer = request?.pageSize === 20 && !request.pageToken ? recorded.get(request.query?.text ?? '') : undefined;
+    if (!answer) return json(res, 500, { errorCode: 'INTERNAL', message: 'not a recorded request' });
+    setTimeout(() => json(res, 200, answer.body), answer.ms);
+  });
+  return { server, ms: [...recorded.values()].map((r) => r.ms) };
+}
+
 const fmt = (xs: number[]) => `p50 ${percentile(xs, 50).toFixed(1)} ms, p95 ${percentile(xs, 95).toFixed(1)} ms`;
 
 async function main(): Promise<void> {
@@ -153,6 +190,26 @@ async function main(): Promise<void> {
     console.log(`  added by auto (p50):           ${added.toFixed(1)} ms = ${(added / slowestPeerP50).toFixed(2)} x the slowest peer's p50 (target < 1.3 x)`);
     console.log(`  contention, no federation: the slowest of the 3 peers asked at once: ${fmt(peersAtOnce)};`);
     console.log(`    of hub (none) + 3 peers asked at once: ${fmt(allAtOnce)} (auto minus this p50: ${(percentile(auto, 50) - percentile(allAtOnce, 50)).toFixed(1)} ms)`);
+
+    // The same hub design with peers that do not share this machine's CPU (recorded answers, replayed
+    // after their recorded time): what federation adds when the peers run elsewhere.
+    const texts = Array.from({ length: ROUNDS }, () => freshTexts()).flat();
+    const replays = [];
+    for (const p of peers) replays.push(await recordAndReplay(p, texts));
+    started.push(...replays.map((r) => r.server));
+    const remoteHub = await start({ peers: replays.map((r) => r.server.url) });
+    started.push(remoteHub);
+    await timeSearches(remoteHub, 'none'); // warm
+    const remoteNone = await timeSearches(remoteHub, 'none');
+    const remoteAuto = await timeTexts(remoteHub, 'auto', texts);
+    const slowestRemoteP50 = Math.max(...replays.map((r) => percentile(r.ms, 50)));
+    const remoteAdded = percentile(remoteAuto, 50) - percentile(remoteNone, 50);
+    const failed = replays.reduce((n, r) => n + r.server.requests.length, 0) - 3 * texts.length;
+    console.log(`  peers elsewhere (each real peer's answers recorded alone, replayed after their own time: no shared CPU):`);
+    replays.forEach((r, i) => console.log(`    peer ${i + 1} recorded latency:      ${fmt(r.ms)}`));
+    console.log(`    hub none:                    ${fmt(remoteNone)}`);
+    console.log(`    hub auto:                    ${fmt(remoteAuto)}${failed === 0 ? '' : ` (${failed} unexpected peer requests)`}`);
+    console.log(`    added by auto (p50):         ${remoteAdded.toFixed(1)} ms = ${(remoteAdded / slowestRemoteP50).toFixed(2)} x the slowest peer's p50 (target < 1.3 x)`);
 
     const lonelyNone = await timeSearches(lonely, 'none');
     const lonelyAuto = await timeSearches(lonely, 'auto');
