@@ -613,7 +613,7 @@ export function applyTypeWeights(matches: Match[], filter: NormalisedFilter, opt
   const weights = options.typeWeights;
   if (!weights || Object.keys(weights).length === 0 || filter.some((f) => f.path === 'type')) return matches;
   return matches
-    .map((match) => ({ match, rank: match.relevance * ((match.type !== null ? weights[match.type] : undefined) ?? 1) }))
+    .map((match) => ({ match, rank: match.relevance * (match.type !== null && Object.hasOwn(weights, match.type) ? weights[match.type] : 1) }))
     .sort((a, b) => b.rank - a.rank || compareIdentifiers(a.match, b.match))
     .map(({ match, rank }) => (rank === match.relevance ? match : { ...match, score: toScore(rank) }));
 }

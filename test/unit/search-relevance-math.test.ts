@@ -1,4 +1,5 @@
 import {
+  applyTypeWeights,
   BM25_K1,
   fuse,
   idf,
@@ -10,6 +11,7 @@ import {
   SEMANTIC_CEILING,
   SEMANTIC_FLOOR,
   toScore,
+  type Match,
   type QueryTerm,
 } from '../../src/search/relevance';
 
@@ -87,5 +89,30 @@ describe('fusion and the 0-100 score', () => {
     expect(toScore(0.904)).toBe(90);
     expect(toScore(1.2)).toBe(100);
     expect(toScore(-0.1)).toBe(0);
+  });
+});
+
+describe('applyTypeWeights', () => {
+  const match = (identifier: string, relevance: number, type: string | null): Match => ({ identifier, relevance, score: toScore(relevance), type, semantic: 0, lexical: 0, cosine: 0 });
+  const weights = { 'application/paper': 0.5 };
+
+  it('ranks and scores by relevance x the type weight; unlisted, unknown and prototype-named types weigh 1; ties by identifier', () => {
+    const matches = [match('p', 0.9, 'application/paper'), match('t', 0.6, 'application/tool'), match('c', 0.45, 'constructor'), match('n', 0.45, null)];
+    const out = applyTypeWeights(matches, [], { typeWeights: weights });
+    expect(out.map((m) => [m.identifier, m.score, m.relevance])).toEqual([
+      ['t', 60, 0.6],
+      ['c', 45, 0.45],
+      ['n', 45, 0.45],
+      ['p', 45, 0.9],
+    ]);
+  });
+
+  it('weighs nothing when the filter names type or no weights are set', () => {
+    const matches = [match('p', 0.9, 'application/paper'), match('t', 0.6, 'application/tool')];
+    expect(applyTypeWeights(matches, [{ path: 'type', values: ['application/tool'] }], { typeWeights: weights })).toBe(matches);
+    expect(applyTypeWeights(matches, [], {})).toBe(matches);
+    expect(applyTypeWeights(matches, [], { typeWeights: {} })).toBe(matches);
+    // A filter on another field keeps the weights.
+    expect(applyTypeWeights(matches, [{ path: 'tags', values: ['x'] }], { typeWeights: weights }).map((m) => m.identifier)).toEqual(['t', 'p']);
   });
 });
