@@ -126,3 +126,14 @@ export function isPlausibleTypo(word: string, candidate: string): boolean {
   const limit = maxTypoEdits(word);
   return editDistance(word, candidate, limit) <= limit;
 }
+
+/** An ARD identifier written in a query (the catalog schema's pattern); a trailing full stop is the sentence's. */
+const NAMED_IDENTIFIER = /(?<![\w:.-])urn:air:[a-zA-Z0-9.-]+(?::[a-zA-Z0-9._-]+)+/g;
+/** At most this many identifiers of one query are looked up. */
+export const MAX_NAMED_IDENTIFIERS = 10;
+
+/** The identifiers a query names ("urn:air:github.com:org:repo"), in order, without repeats. */
+export function identifiersNamedIn(text: string): string[] {
+  const found = [...text.matchAll(NAMED_IDENTIFIER)].map((m) => m[0].replace(/\.+$/, ''));
+  return [...new Set(found)].slice(0, MAX_NAMED_IDENTIFIERS);
+}

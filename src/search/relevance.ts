@@ -19,7 +19,7 @@ import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { toVectorLiteral } from '../embedding/embedder';
 import { filterToSql, type NormalisedFilter } from './query-filter';
-import { dedupe, embeddingText, expandQuery, isPlausibleTypo, type QueryWord } from './query-text';
+import { dedupe, embeddingText, expandQuery, identifiersNamedIn, isPlausibleTypo, type QueryWord } from './query-text';
 
 /**
  * Semantic calibration (fitted on the dev half of bench/relevance, docs/relevance.md): cosine mapped
@@ -541,6 +541,21 @@ async function candidateCosines(db: Kysely<Database>, q: PreparedQuery, identifi
 }
 
 /**
+ * The entries a query names by their exact identifier (live, passing the filter), with their cosine: the
+ * strongest lexical evidence there is, so their lexical signal is 1 (relevance 1, score 100 before type
+ * weights) whatever else the query says. Rows merge after the others' (mergeSignals: last non-null wins).
+ */
+async function namedCandidates(db: Kysely<Database>, q: PreparedQuery, identifiers: readonly string[], filter: NormalisedFilter, options: RankingOptions): Promise<SignalRow[]> {
+  if (identifiers.length === 0) return [];
+  const cosine = options.signals?.semantic !== false ? cosineSql(q, options.semanticFields ?? SEMANTIC_FIELDS) : sql`NULL::float8`;
+  const exact = options.signals?.lexical !== false ? sql`1::float8` : sql`NULL::float8`;
+  const result = await sql<SignalRow>`
+    SELECT e.identifier, e.type, ${cosine} AS cosine, ${exact} AS lexical, ${exact} AS typed_lexical
+    FROM entries e WHERE e.identifier = ANY(${[...identifiers]}::text[]) AND e.deleted_at IS NULL AND ${filterToSql(filter)}`.execute(db);
+  return result.rows;
+}
+
+/**
  * One row per candidate from the statements' rows: a row's non-null signals complete the candidate's (a
  * lexical candidate's cosine comes from the vector or the cosine statement; overlapping rows agree).
  */
@@ -569,8 +584,12 @@ async function rankSignals(
   filter: NormalisedFilter,
   options: RankingOptions = {},
 ): Promise<CandidateSignals[]> {
-  const [lexicalRows, vectorRows] = await Promise.all([lexicalCandidates(db, q, q, filter, options), vectorCandidates(db, q, filter, [], options)]);
-  return mergeSignals([...lexicalRows, ...vectorRows]);
+  const [lexicalRows, vectorRows, namedRows] = await Promise.all([
+    lexicalCandidates(db, q, q, filter, options),
+    vectorCandidates(db, q, filter, [], options),
+    namedCandidates(db, q, identifiersNamedIn(q.text), filter, options),
+  ]);
+  return mergeSignals([...lexicalRows, ...vectorRows, ...namedRows]);
 }
 
 /**
@@ -659,6 +678,9 @@ export async function matchText(
   // query, the next page), the vector retrieval starts at once instead of waiting for it.
   const embeddedFirst = await Promise.race([embedding.then(() => true), lexicalRows.then(() => false)]);
   const q: PreparedQuery = { ...lexical, vector: await embedding };
+  const named = identifiersNamedIn(text);
+  const namedRows = named.length === 0 ? Promise.resolve([]) : inSql(() => namedCandidates(db, q, named, filter, options));
+  namedRows.catch(() => undefined);
   let rows: SignalRow[];
   if (embeddedFirst) {
     const [lexicalFound, vectorRows] = await Promise.all([lexicalRows, inSql(() => vectorCandidates(db, q, filter, [], options))]);
@@ -672,6 +694,7 @@ export async function matchText(
     const [vectorRows, cosineRows] = await inSql(() => Promise.all([vectorCandidates(db, q, filter, known, options), candidateCosines(db, q, known, options)]));
     rows = [...lexicalFound, ...vectorRows, ...cosineRows];
   }
+  rows.push(...(await namedRows));
   timings?.observe('sql', sqlMs / 1000);
   return applyTypeWeights(scoreCandidates(q, mergeSignals(rows), options), filter, options);
 }

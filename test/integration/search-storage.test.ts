@@ -96,6 +96,7 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
     ['postgres database', { tags: 'postgres' }],
     ['memory for agents', { type: 'application/vnd.alexandria.resource+json' }],
     ['xqzvbl frobnicate wug', undefined],
+    ['what does urn:air:github.com:PagerDuty:pagerduty-mcp-server do? urn:air:mcp.morningstar.com:mcp:morningstar-mcp-server', undefined],
   ];
   // The query vector is cached once findMatches has been computed: matchText then has it before the
   // lexical retrieval is done (vector retrieval at once). A slow embedder gives the usual order.
@@ -147,6 +148,35 @@ describe('entriesOfPage', () => {
     } finally {
       await sql`UPDATE entries SET deleted_at = NULL WHERE identifier = ${gone}`.execute(demo.db);
     }
+  });
+});
+
+describe('a query naming an entry by its identifier', () => {
+  const pagerduty = 'urn:air:github.com:PagerDuty:pagerduty-mcp-server';
+
+  it('ranks the named entry first with relevance 1 (score 100) and its real cosine', async () => {
+    const text = `is ${pagerduty} the right one for escalations?`;
+    const plain = await matchText(demo.db, embedder, 'is the right one for escalations?', normaliseFilter(undefined));
+    const named = await matchText(demo.db, embedder, text, normaliseFilter(undefined));
+    expect(named[0]).toMatchObject({ identifier: pagerduty, relevance: 1, score: 100, lexical: 1 });
+    expect(plain.find((m) => m.identifier === pagerduty)?.relevance ?? 0).toBeLessThan(0.9);
+    const { vector } = await prepareQuery(demo.db, embedder, text);
+    const exact = await sql<{ c: number }>`
+      SELECT max(1 - (v.embedding::vector(512) <=> ${toVectorLiteral(vector)}::vector(512))) AS c
+      FROM entry_vectors v WHERE v.model = ${model.id} AND v.identifier = ${pagerduty}`.execute(demo.db);
+    expect(named[0].cosine).toBeCloseTo(Number(exact.rows[0].c), 6);
+  });
+
+  it('names only live entries that pass the filter', async () => {
+    const text = pagerduty;
+    expect((await matchText(demo.db, embedder, text, normaliseFilter({ type: 'application/vnd.alexandria.resource+json' }))).map((m) => m.identifier)).not.toContain(pagerduty);
+    await sql`UPDATE entries SET deleted_at = now() WHERE identifier = ${pagerduty}`.execute(demo.db);
+    try {
+      expect((await matchText(demo.db, embedder, text, normaliseFilter(undefined))).map((m) => m.identifier)).not.toContain(pagerduty);
+    } finally {
+      await sql`UPDATE entries SET deleted_at = NULL WHERE identifier = ${pagerduty}`.execute(demo.db);
+    }
+    expect((await matchText(demo.db, embedder, text, normaliseFilter(undefined)))[0].identifier).toBe(pagerduty);
   });
 });
 

@@ -1,4 +1,4 @@
-import { dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, loadSynonyms, SYNONYMS, tokenize } from '../../src/search/query-text';
+import { dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, SYNONYMS, tokenize } from '../../src/search/query-text';
 
 describe('query normalisation', () => {
   it('lower-cases and keeps product-name punctuation inside words', () => {
@@ -56,5 +56,23 @@ describe('query normalisation', () => {
   it('gives the embedder the query plus its expansions, not the words already typed', () => {
     expect(embeddingText('gh issues', expandQuery('gh issues'))).toBe('gh issues (github)');
     expect(embeddingText('github issues', expandQuery('github issues'))).toBe('github issues');
+  });
+});
+
+describe('identifiersNamedIn', () => {
+  it('finds ARD identifiers in a query, as written, without a sentence\'s full stop, once each', () => {
+    expect(identifiersNamedIn('compare urn:air:github.com:PagerDuty:pagerduty-mcp-server with urn:air:example.com:a:b.c. And urn:air:github.com:PagerDuty:pagerduty-mcp-server again')).toEqual([
+      'urn:air:github.com:PagerDuty:pagerduty-mcp-server',
+      'urn:air:example.com:a:b.c',
+    ]);
+  });
+
+  it('ignores what is not an identifier: other URN namespaces, a bare prefix, text glued before it', () => {
+    expect(identifiersNamedIn('urn:isbn:0451450523 urn:air:example.com xurn:air:example.com:a:b postgres')).toEqual([]);
+  });
+
+  it(`looks up at most ${MAX_NAMED_IDENTIFIERS}`, () => {
+    const many = Array.from({ length: 15 }, (_, i) => `urn:air:example.com:t:${i}`).join(' ');
+    expect(identifiersNamedIn(many)).toHaveLength(MAX_NAMED_IDENTIFIERS);
   });
 });
