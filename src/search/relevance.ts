@@ -540,18 +540,31 @@ async function candidateCosines(db: Kysely<Database>, q: PreparedQuery, identifi
   return result.rows;
 }
 
+/** Entries one identifier prefix in a query may name ("urn:air:github.com:neo4j-contrib" -> its servers). */
+export const NAMED_PREFIX_LIMIT = 100;
+
 /**
- * The entries a query names by their exact identifier (live, passing the filter), with their cosine: the
- * strongest lexical evidence there is, so their lexical signal is 1 (relevance 1, score 100 before type
- * weights) whatever else the query says. Rows merge after the others' (mergeSignals: last non-null wins).
+ * The entries a query names by identifier (live, passing the filter), with their cosine. Named exactly: the
+ * strongest lexical evidence there is, lexical signal 1 (relevance 1, score 100 before type weights)
+ * whatever else the query says. Named by a prefix ending at a segment (the identifier continues with ':'):
+ * PREFIX_WEIGHT, like a name completion. mergeSignals keeps the larger lexical signal.
  */
 async function namedCandidates(db: Kysely<Database>, q: PreparedQuery, identifiers: readonly string[], filter: NormalisedFilter, options: RankingOptions): Promise<SignalRow[]> {
   if (identifiers.length === 0) return [];
   const cosine = options.signals?.semantic !== false ? cosineSql(q, options.semanticFields ?? SEMANTIC_FIELDS) : sql`NULL::float8`;
-  const exact = options.signals?.lexical !== false ? sql`1::float8` : sql`NULL::float8`;
+  const lexical = options.signals?.lexical !== false ? sql`CASE WHEN e.identifier = ANY(${[...identifiers]}::text[]) THEN 1 ELSE ${PREFIX_WEIGHT}::float8 END` : sql`NULL::float8`;
+  // Prefix: a byte-order range (':' + 1 is ';'), then the exact test.
+  const prefixes = identifiers.map((id) => `${id}:`);
   const result = await sql<SignalRow>`
-    SELECT e.identifier, e.type, ${cosine} AS cosine, ${exact} AS lexical, ${exact} AS typed_lexical
-    FROM entries e WHERE e.identifier = ANY(${[...identifiers]}::text[]) AND e.deleted_at IS NULL AND ${filterToSql(filter)}`.execute(db);
+    SELECT e.identifier, e.type, ${cosine} AS cosine, ${lexical} AS lexical, ${lexical} AS typed_lexical
+    FROM (
+      SELECT e.identifier FROM entries e WHERE e.identifier = ANY(${[...identifiers]}::text[]) AND e.deleted_at IS NULL AND ${filterToSql(filter)}
+      UNION
+      (SELECT e.identifier FROM entries e CROSS JOIN unnest(${prefixes}::text[]) AS p(prefix)
+       WHERE e.identifier COLLATE "C" > p.prefix AND e.identifier COLLATE "C" < left(p.prefix, -1) || ';'
+         AND left(e.identifier, length(p.prefix)) = p.prefix AND e.deleted_at IS NULL AND ${filterToSql(filter)}
+       ORDER BY e.identifier LIMIT ${NAMED_PREFIX_LIMIT * identifiers.length})
+    ) n JOIN entries e ON e.identifier = n.identifier`.execute(db);
   return result.rows;
 }
 
@@ -566,8 +579,10 @@ function mergeSignals(rows: SignalRow[]): CandidateSignals[] {
     const row = seen ?? { identifier: r.identifier, type: null, cosine: 0, lexical: 0, typedLexical: 0 };
     if (r.type !== null) row.type = r.type;
     if (r.cosine !== null) row.cosine = Number(r.cosine);
-    if (r.lexical !== null) row.lexical = Math.min(1, Number(r.lexical));
-    if (r.typed_lexical !== null) row.typedLexical = Math.min(1, Number(r.typed_lexical));
+    // Statements that both compute an entry's lexical signal agree; an identifier named in the query
+    // (namedCandidates) can only raise it.
+    if (r.lexical !== null) row.lexical = Math.max(seen ? row.lexical : 0, Math.min(1, Number(r.lexical)));
+    if (r.typed_lexical !== null) row.typedLexical = Math.max(seen ? row.typedLexical : 0, Math.min(1, Number(r.typed_lexical)));
     if (!seen) out.set(r.identifier, row);
   }
   return [...out.values()];

@@ -5,7 +5,7 @@ import { toVectorLiteral, withQueryCache } from '../../src/embedding/embedder';
 import { HNSW_INDEX_OPTIONS } from '../../src/embedding/model-switch';
 import { normaliseFilter, type QueryFilter } from '../../src/search/query-filter';
 import { ALEXANDRIA_MEDIA_TYPE } from '../../src/alexandria/mapping';
-import { findMatches, lexicalSignal, matchText, prepareQuery, toScore, type Match, type QueryEmbedder } from '../../src/search/relevance';
+import { findMatches, lexicalSignal, matchText, prepareQuery, PREFIX_WEIGHT, toScore, type Match, type QueryEmbedder } from '../../src/search/relevance';
 import { entriesOfPage } from '../../src/search/search-service';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
 
@@ -97,6 +97,7 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
     ['memory for agents', { type: 'application/vnd.alexandria.resource+json' }],
     ['xqzvbl frobnicate wug', undefined],
     ['what does urn:air:github.com:PagerDuty:pagerduty-mcp-server do? urn:air:mcp.morningstar.com:mcp:morningstar-mcp-server', undefined],
+    ['neo4j graph servers urn:air:github.com:neo4j-contrib', undefined],
   ];
   // The query vector is cached once findMatches has been computed: matchText then has it before the
   // lexical retrieval is done (vector retrieval at once). A slow embedder gives the usual order.
@@ -165,6 +166,21 @@ describe('a query naming an entry by its identifier', () => {
       SELECT max(1 - (v.embedding::vector(512) <=> ${toVectorLiteral(vector)}::vector(512))) AS c
       FROM entry_vectors v WHERE v.model = ${model.id} AND v.identifier = ${pagerduty}`.execute(demo.db);
     expect(named[0].cosine).toBeCloseTo(Number(exact.rows[0].c), 6);
+  });
+
+  it('an identifier prefix ending at a segment names every entry under it, at the name-completion weight', async () => {
+    const prefix = 'urn:air:github.com:neo4j-contrib';
+    const under = await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE identifier LIKE ${`${prefix}:%`} AND deleted_at IS NULL`.execute(demo.db);
+    expect(under.rows.length).toBeGreaterThan(2);
+    const named = await matchText(demo.db, embedder, `servers of ${prefix}`, normaliseFilter(undefined));
+    const plain = await matchText(demo.db, embedder, 'servers of', normaliseFilter(undefined));
+    const byId = new Map(named.map((m) => [m.identifier, m]));
+    for (const { identifier } of under.rows) expect(byId.get(identifier)?.lexical).toBeGreaterThanOrEqual(PREFIX_WEIGHT);
+    expect(named.slice(0, under.rows.length).map((m) => m.identifier).sort()).toEqual(under.rows.map((r) => r.identifier).sort());
+    expect(Math.max(...under.rows.map((r) => plain.find((m) => m.identifier === r.identifier)?.relevance ?? 0))).toBeLessThan(0.5);
+    // Not at a segment boundary: not a name.
+    const partial = await matchText(demo.db, embedder, 'urn:air:github.com:neo4j-con', normaliseFilter(undefined));
+    expect(partial.filter((m) => m.lexical >= PREFIX_WEIGHT).map((m) => m.identifier)).toEqual([]);
   });
 
   it('names only live entries that pass the filter', async () => {
