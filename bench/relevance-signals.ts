@@ -2,7 +2,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../src/db/schema';
 import { filterToSql, type NormalisedFilter } from '../src/search/query-filter';
-import { embeddingColumnSql, lexicalQuerySql, vectorSql, type PreparedQuery } from '../src/search/relevance';
+import { embeddingColumnSql, vectorSql, type PreparedQuery } from '../src/search/relevance';
 
 export interface Ranked {
   identifier: string;
@@ -12,6 +12,11 @@ export interface Ranked {
 export interface BenchSignal {
   name: string;
   rank(db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter): Promise<Ranked[]>;
+}
+
+/** OR of the query's retrieval lexemes as a tsquery: the ts_rank_cd baseline's query (search no longer uses one). */
+function lexicalQuerySql(q: Pick<PreparedQuery, 'retrievalLexemes'>): RawBuilder<unknown> {
+  return sql`(SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) FROM unnest(${q.retrievalLexemes}::text[]) AS l)`;
 }
 
 async function topBy(db: Kysely<Database>, filter: NormalisedFilter, score: RawBuilder<number>, extraWhere: RawBuilder<unknown> = sql`true`): Promise<Ranked[]> {

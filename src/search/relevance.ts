@@ -397,11 +397,6 @@ export function embeddingColumnSql(q: PreparedQuery, alias = 'v'): RawBuilder<un
   return sql`${sql.ref(`${alias}.embedding`)}::vector(${sql.raw(String(q.dimensions))})`;
 }
 
-/** OR of the retrieval lexemes as a tsquery (callers skip lexical retrieval when there are none). */
-export function lexicalQuerySql(q: Pick<PreparedQuery, 'retrievalLexemes'>): RawBuilder<unknown> {
-  return sql`(SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) FROM unnest(${q.retrievalLexemes}::text[]) AS l)`;
-}
-
 /** The query without its embedding: what the lexical retrieval needs, known before the embedding is. */
 type LexicalQuery = Omit<PreparedQuery, 'vector'>;
 
