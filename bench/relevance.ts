@@ -8,7 +8,8 @@
 // TEST half (even numbers) is reported beside it, so an improvement that only fits the dev queries shows up
 // as a gap between the two.
 //
-// Options: --no-10k skips the 10k-entry latency run; --only 'BM25 only,...' runs production and those rankers; --json FILE writes every figure; --verbose lists the
+// Options: --sets a.json,b.json runs other query files of the same format instead of bench/relevance's two (a set
+// judged by Alexandria record ids is asked with the library's type filter, as its tools ask); --no-10k skips the 10k-entry latency run; --only 'BM25 only,...' runs production and those rankers; --json FILE writes every figure; --verbose lists the
 // production misses (queries whose top 10 has no grade-2 entry).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -164,12 +165,27 @@ async function fillSynthetic(db: Kysely<Database>): Promise<void> {
   }
 }
 
+/** The query files: --sets a.json,b.json (paths from the working directory), else the two in bench/relevance. */
+function setFiles(): string[] {
+  const given = argValue('--sets');
+  return given ? given.split(',').map((f) => path.resolve(f)) : SETS.map((f) => path.join(ROOT, 'bench', 'relevance', f));
+}
+
+/**
+ * Every query of the sets. A set whose judged keys are Alexandria record ids ("arxiv:...", not "urn:...") is
+ * asked the way the library's tools ask: record ids mapped to identifiers, the library's type as a filter.
+ */
 function loadQueries(): Query[] {
   const out: Query[] = [];
-  for (const set of SETS) {
-    const doc = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench', 'relevance', set), 'utf8')) as { queries: Array<Omit<Query, 'set' | 'filter'>> };
-    const alexandria = set.startsWith('alexandria');
+  for (const file of setFiles()) {
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { queries?: Array<Omit<Query, 'set' | 'filter'>> };
+    if (!Array.isArray(doc.queries) || doc.queries.length === 0) throw new Error(`${file}: no "queries" array (format: bench/relevance/README.md)`);
+    const keys = doc.queries.flatMap((q) => Object.keys(q.relevant ?? {}));
+    const alexandria = keys.length > 0 && keys.every((k) => !k.startsWith('urn:'));
     for (const q of doc.queries) {
+      if (typeof q.id !== 'string' || typeof q.text !== 'string' || !q.relevant || !Object.values(q.relevant).includes(2)) {
+        throw new Error(`${file}: query ${JSON.stringify(q.id)} needs an id, a text and at least one grade-2 entry in "relevant"`);
+      }
       const relevant = alexandria ? Object.fromEntries(Object.entries(q.relevant).map(([id, g]) => [alexandriaIdToUrn(id), g])) : q.relevant;
       // The Alexandria library asks the index with its media type as a filter (library-service.ts).
       const filter = normaliseFilter(alexandria ? { type: ALEXANDRIA_MEDIA_TYPE } : undefined);
@@ -319,6 +335,11 @@ async function main(): Promise<void> {
   try {
     const db = handle.db;
     const queries = loadQueries();
+    // A judged identifier the index does not hold can never be found: say so rather than score it silently.
+    const judged = [...new Set(queries.flatMap((q) => Object.keys(q.relevant)))];
+    const held = new Set((await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE identifier = ANY(${judged}::text[]) AND deleted_at IS NULL`.execute(db)).rows.map((r) => r.identifier));
+    const missing = judged.filter((id) => !held.has(id));
+    if (missing.length > 0) console.log(`warning: ${missing.length} judged identifiers are not in the index, e.g. ${missing.slice(0, 3).join(', ')}`);
     await embedder.embed(['warm up']);
     const header = `${'ranker / subset'.padEnd(22)}   n  hit@1  hit@5 MRR@10  R@10 nDCG@10`;
     const only = argValue('--only');
