@@ -44,6 +44,22 @@ export function tokenize(text: string): string[] {
   );
 }
 
+/** Top-level domains a typed host name may end with ("stripe.com", "notion.so"); others ("node.js") are not hosts. */
+const HOST_TLDS = new Set(['com', 'net', 'org', 'io', 'ai', 'so', 'dev', 'app', 'co', 'me', 'cloud', 'tech', 'sh', 'xyz', 'us', 'uk', 'de', 'fr', 'eu']);
+/** Host-name labels that name no product ("mcp.stripe.com", "api.github.com", "www.notion.so"). */
+const GENERIC_HOST_LABELS = new Set(['www', 'mcp', 'api', 'app', 'docs', 'remote', 'server', 'co']);
+
+/**
+ * The product names inside a host name typed as a word: "mcp.morningstar.com" -> ["morningstar"]; [] for a
+ * word that is not a host name. Entries' texts say "Stripe", not "stripe.com"; relevance.ts adds them only
+ * for a host name the corpus does not hold ("draw.io" is a product's own name: matched as itself).
+ */
+export function hostNameLabels(word: string): string[] {
+  const labels = word.split('.');
+  if (labels.length < 2 || !HOST_TLDS.has(labels[labels.length - 1]) || labels.some((l) => l === '')) return [];
+  return labels.slice(0, -1).filter((l) => !GENERIC_HOST_LABELS.has(l));
+}
+
 /**
  * Query words grouped by concept, with the synonyms.json expansions and the related-words.json guesses of
  * each word and two-word phrase.

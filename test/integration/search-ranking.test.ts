@@ -65,6 +65,15 @@ describe('hybrid ranking (ARD §7.2)', () => {
     expect((await search('xqzvbl frobnicate wug')).length).toBeLessThanOrEqual(2);
   });
 
+  it('a host name the corpus does not hold finds the product named in it ("stripe.com", "mcp.morningstar.com")', async () => {
+    expect((await search('stripe.com')).slice(0, 2).map((r) => r.identifier).sort()).toEqual(['urn:air:github.com:stripe:agent-toolkit', 'urn:air:mcp.stripe.com:mcp:stripe-remote']);
+    expect((await search('mcp.morningstar.com'))[0].identifier).toBe('urn:air:mcp.morningstar.com:mcp:morningstar-mcp-server');
+  });
+
+  it('a host name the corpus holds matches as itself: "draw.io" is not "draw"', async () => {
+    expect((await search('draw.io diagrams'))[0].identifier).toBe('urn:air:glama.ai:os-tack:fcp-drawio');
+  });
+
   it('a real typo is still corrected ("slak" -> Slack)', async () => {
     const results = await search('post to slak channel');
     expect(results.slice(0, 3).some((r) => /slack/i.test(`${r.displayName} ${r.identifier}`))).toBe(true);

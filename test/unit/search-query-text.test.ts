@@ -1,4 +1,4 @@
-import { dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, SYNONYMS, tokenize } from '../../src/search/query-text';
+import { dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, hostNameLabels, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, SYNONYMS, tokenize } from '../../src/search/query-text';
 
 describe('query normalisation', () => {
   it('lower-cases and keeps product-name punctuation inside words', () => {
@@ -74,5 +74,20 @@ describe('identifiersNamedIn', () => {
   it(`looks up at most ${MAX_NAMED_IDENTIFIERS}`, () => {
     const many = Array.from({ length: 15 }, (_, i) => `urn:air:example.com:t:${i}`).join(' ');
     expect(identifiersNamedIn(many)).toHaveLength(MAX_NAMED_IDENTIFIERS);
+  });
+});
+
+describe('hostNameLabels', () => {
+  it.each([
+    ['stripe.com', ['stripe']],
+    ['mcp.morningstar.com', ['morningstar']],
+    ['www.notion.so', ['notion']],
+    ['api.github.com', ['github']],
+    ['draw.io', ['draw']],
+    ['node.js', []],
+    ['gpt-4', []],
+    ['postgres', []],
+  ])('%s -> %j', (word, labels) => {
+    expect(hostNameLabels(word)).toEqual(labels);
   });
 });
