@@ -91,3 +91,16 @@ describe('hostNameLabels', () => {
     expect(hostNameLabels(word)).toEqual(labels);
   });
 });
+
+describe('synonyms.json abbreviations', () => {
+  it.each([
+    ['gdrive', 'drive'],
+    ['gcal', 'calendar'],
+    ['o365', 'microsoft'],
+    ['sfdc', 'salesforce'],
+    ['bq', 'bigquery'],
+    ['otel', 'opentelemetry'],
+  ])('%s expands to %s in its own concept', (word, expansion) => {
+    expect(expandQuery(`${word} export`)).toEqual(expect.arrayContaining([{ group: 0, word: expansion, weight: EXPANSION_WEIGHT }]));
+  });
+});
