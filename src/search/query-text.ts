@@ -15,6 +15,12 @@ export interface QueryWord {
    * only with the query embedding's agreement (relevance.ts, gatedLexical).
    */
   correction?: boolean;
+  /**
+   * Words inside a typed word that the corpus may hold when the word itself is unknown: the labels of a host
+   * name ("stripe.com" -> stripe), the parts of a camelCase name ("getWeatherForecast" -> get, weather,
+   * forecast). relevance.ts adds those the corpus holds, only when it does not hold the word.
+   */
+  parts?: string[];
 }
 
 /** Weight of a synonym/abbreviation expansion from synonyms.json. */
@@ -39,9 +45,19 @@ export const RELATED_WORDS = loadSynonyms(relatedWordsJson);
 
 /** Lower-cased words; keeps inner '-', '.', '+' and '#' ("gpt-4", "node.js", "c++", "c#"). */
 export function tokenize(text: string): string[] {
-  return (text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}][\p{L}\p{N}+#]*(?:[-.][\p{L}\p{N}+#]+)*/gu) ?? []).map((t) =>
-    t.replace(/[.]+$/, ''),
-  );
+  return typedWords(text).map((t) => t.toLowerCase());
+}
+
+/** The words of tokenize() as typed (case kept): the word pattern does not depend on case. */
+function typedWords(text: string): string[] {
+  return (text.normalize('NFKC').match(/[\p{L}\p{N}][\p{L}\p{N}+#]*(?:[-.][\p{L}\p{N}+#]+)*/gu) ?? []).map((t) => t.replace(/[.]+$/, ''));
+}
+
+/** The lower-cased parts (3+ letters) of a camelCase word ("getWeatherForecast" -> get, weather, forecast); [] for others. */
+export function camelCaseParts(word: string): string[] {
+  // Only a lower-case letter before the capital: "Agent2Agent" and "40GB" are names and sizes, not camelCase.
+  const parts = word.split(/(?<=\p{Ll})(?=\p{Lu})/u);
+  return parts.length < 2 ? [] : parts.map((p) => p.toLowerCase()).filter((p) => p.length >= 3);
 }
 
 /** Top-level domains a typed host name may end with ("stripe.com", "notion.so"); others ("node.js") are not hosts. */
@@ -65,11 +81,13 @@ export function hostNameLabels(word: string): string[] {
  * each word and two-word phrase.
  */
 export function expandQuery(text: string, synonyms: SynonymTable = SYNONYMS, related: SynonymTable = RELATED_WORDS): QueryWord[] {
-  const tokens = tokenize(text);
+  const typed = typedWords(text);
+  const tokens = typed.map((t) => t.toLowerCase());
   const out: QueryWord[] = [];
   let group = 0;
   for (let i = 0; i < tokens.length; i++) {
-    out.push({ group, word: tokens[i], weight: 1 });
+    const parts = [...new Set([...hostNameLabels(tokens[i]), ...camelCaseParts(typed[i])])];
+    out.push({ group, word: tokens[i], weight: 1, ...(parts.length > 0 ? { parts } : {}) });
     for (let n = MAX_PHRASE; n >= 1; n--) {
       if (i + n > tokens.length) continue;
       const phrase = tokens.slice(i, i + n).join(' ');

@@ -19,7 +19,7 @@ import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { toVectorLiteral } from '../embedding/embedder';
 import { filterToSql, type NormalisedFilter } from './query-filter';
-import { dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, hostNameLabels, identifiersNamedIn, isPlausibleTypo, type QueryWord } from './query-text';
+import { dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, identifiersNamedIn, isPlausibleTypo, type QueryWord } from './query-text';
 
 /**
  * Semantic calibration (fitted on the dev half of bench/relevance, docs/relevance.md): cosine mapped
@@ -200,16 +200,16 @@ async function queryWords(db: Kysely<Database>, text: string, options: Pick<Rank
  * For each typed word the corpus does not contain: the closest vocabulary words by trigram similarity
  * ("kubernets" -> "kubernetes"). For each such word of PREFIX_MIN_LENGTH or more: the name words it
  * begins ("pager" -> "pagerduty"), since stemming and whole-word matching cannot see inside names. For each
- * such host name ("stripe.com", "mcp.morningstar.com"): the labels in it the corpus holds (hostNameLabels), as
- * expansions.
+ * such host name or camelCase word ("stripe.com", "getWeatherForecast"): the parts of it the corpus holds
+ * (QueryWord.parts), as expansions.
  */
 async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[]): Promise<QueryWord[]> {
   const typed = words.filter((w) => w.weight === 1 && w.word.length >= 3);
   if (typed.length === 0) return [];
-  const hosts = typed.flatMap((w) => hostNameLabels(w.word).map((label) => ({ group: w.group, word: w.word, label })));
+  const parts = typed.flatMap((w) => (w.parts ?? []).map((part) => ({ group: w.group, word: w.word, part })));
   const rows = await sql<{ grp: number; term: string; sim: number; kind: string }>`${PREPARED_STATEMENT}
     WITH t AS (SELECT * FROM unnest(${typed.map((w) => w.group)}::int[], ${typed.map((w) => w.word)}::text[]) AS t(grp, word)),
-    h AS (SELECT * FROM unnest(${hosts.map((h) => h.group)}::int[], ${hosts.map((h) => h.word)}::text[], ${hosts.map((h) => h.label)}::text[]) AS h(grp, word, label))
+    h AS (SELECT * FROM unnest(${parts.map((p) => p.group)}::int[], ${parts.map((p) => p.word)}::text[], ${parts.map((p) => p.part)}::text[]) AS h(grp, word, part))
     SELECT t.grp, c.term, similarity(c.term, t.word) AS sim, 'correction' AS kind
     FROM t CROSS JOIN LATERAL (
       -- KNN on the GiST trigram index (migration 0006): the CORRECTION_KNN_WINDOW nearest words, then the
@@ -231,17 +231,18 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
     -- Only words the corpus does not hold: a known word matches as itself ("next" is not "next.js").
     WHERE length(t.word) >= ${PREFIX_MIN_LENGTH} AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = t.word AND s.df > 0)
     UNION ALL
-    -- A host name the corpus does not hold ("stripe.com"): the labels in it that the corpus does hold ("stripe").
-    SELECT h.grp, h.label, 1.0, 'host' FROM h
+    -- A host name or camelCase word the corpus does not hold ("stripe.com", "getWeatherForecast"): the parts of it
+    -- that the corpus does hold ("stripe"; "weather", "forecast").
+    SELECT h.grp, h.part, 1.0, 'part' FROM h
     WHERE NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = h.word AND s.df > 0)
-      AND EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = h.label AND s.df > 0)`.execute(db);
-  const hostLabels = rows.rows.filter((r) => r.kind === 'host').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
+      AND EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = h.part AND s.df > 0)`.execute(db);
+  const knownParts = rows.rows.filter((r) => r.kind === 'part').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
   // A word that begins a product name is that name, not a typo: its completions replace its corrections.
   const completed = new Set(rows.rows.filter((r) => r.kind === 'prefix').map((r) => r.grp));
   const typedWord = new Map(typed.map((w) => [w.group, w.word]));
   const corrections = new Map<number, number>();
   const fixes = rows.rows
-    .filter((r) => r.kind !== 'host')
+    .filter((r) => r.kind !== 'part')
     .sort((a, b) => a.grp - b.grp || Number(b.sim) - Number(a.sim))
     .filter((r) => {
       if (r.kind === 'prefix') return true;
@@ -252,7 +253,7 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
       return kept < CORRECTIONS_PER_WORD;
     })
     .map((r) => ({ group: r.grp, word: r.term, weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(Number(r.sim)), correction: r.kind !== 'prefix' }));
-  return [...fixes, ...hostLabels];
+  return [...fixes, ...knownParts];
 }
 
 /** A correction counts by how close it is: similarity 0.3 -> 0.65, 0.7+ -> 0.85 (below an exact word). */

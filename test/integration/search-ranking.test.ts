@@ -70,6 +70,15 @@ describe('hybrid ranking (ARD §7.2)', () => {
     expect((await search('mcp.morningstar.com'))[0].identifier).toBe('urn:air:mcp.morningstar.com:mcp:morningstar-mcp-server');
   });
 
+  it('a camelCase tool name the corpus does not hold finds what its words name ("getWeatherForecast")', async () => {
+    const results = await search('getWeatherForecast');
+    const weather = results.findIndex((r) => r.identifier === 'urn:air:github.com:mschneider82:mcp-openweather');
+    // As one unknown word it was a weak semantic match only (score 25).
+    expect(weather).toBeGreaterThanOrEqual(0);
+    expect(weather).toBeLessThan(3);
+    expect(results[weather].score).toBeGreaterThanOrEqual(80);
+  });
+
   it('a host name the corpus holds matches as itself: "draw.io" is not "draw"', async () => {
     expect((await search('draw.io diagrams'))[0].identifier).toBe('urn:air:glama.ai:os-tack:fcp-drawio');
   });

@@ -1,4 +1,4 @@
-import { dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, hostNameLabels, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, SYNONYMS, tokenize } from '../../src/search/query-text';
+import { camelCaseParts, dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, hostNameLabels, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, SYNONYMS, tokenize } from '../../src/search/query-text';
 
 describe('query normalisation', () => {
   it('lower-cases and keeps product-name punctuation inside words', () => {
@@ -102,5 +102,26 @@ describe('synonyms.json abbreviations', () => {
     ['otel', 'opentelemetry'],
   ])('%s expands to %s in its own concept', (word, expansion) => {
     expect(expandQuery(`${word} export`)).toEqual(expect.arrayContaining([{ group: 0, word: expansion, weight: EXPANSION_WEIGHT }]));
+  });
+});
+
+describe('camelCaseParts', () => {
+  it.each([
+    ['getWeatherForecast', ['get', 'weather', 'forecast']],
+    ['listIssues', ['list', 'issues']],
+    ['GitHub', ['git', 'hub']],
+    ['CoT', []],
+    ['Agent2Agent', []],
+    ['40GB', []],
+    ['postgres', []],
+  ])('%s -> %j', (word, parts) => {
+    expect(camelCaseParts(word)).toEqual(parts);
+  });
+
+  it('expandQuery keeps them, and host labels, on the typed word for relevance.ts to check against the corpus', () => {
+    expect(expandQuery('getWeatherForecast on stripe.com').filter((w) => w.parts)).toEqual([
+      { group: 0, word: 'getweatherforecast', weight: 1, parts: ['get', 'weather', 'forecast'] },
+      { group: 2, word: 'stripe.com', weight: 1, parts: ['stripe'] },
+    ]);
   });
 });
