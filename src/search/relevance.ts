@@ -199,7 +199,8 @@ async function queryWords(db: Kysely<Database>, text: string, options: Pick<Rank
 /**
  * For each typed word the corpus does not contain: the closest vocabulary words by trigram similarity
  * ("kubernets" -> "kubernetes"). For each such word of PREFIX_MIN_LENGTH or more: the name words it
- * begins ("pager" -> "pagerduty"), since stemming and whole-word matching cannot see inside names. For each
+ * begins ("pager" -> "pagerduty"), since stemming and whole-word matching cannot see inside names; for each
+ * such word of PREFIX_MIN_LENGTH + 2 or more: the longest name word it begins with ("slackbot" -> "slack"). For each
  * such host name or camelCase word ("stripe.com", "getWeatherForecast"): the parts of it the corpus holds
  * (QueryWord.parts), as expansions.
  */
@@ -231,6 +232,14 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
     -- Only words the corpus does not hold: a known word matches as itself ("next" is not "next.js").
     WHERE length(t.word) >= ${PREFIX_MIN_LENGTH} AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = t.word AND s.df > 0)
     UNION ALL
+    -- The longest product-name word an unknown word begins with ("slackbot" -> "slack"), leaving 2+ letters.
+    SELECT t.grp, p.term, 1.0, 'head'
+    FROM t CROSS JOIN LATERAL (
+      SELECT s.term FROM generate_series(length(t.word) - 2, ${PREFIX_MIN_LENGTH}, -1) AS n(len)
+      JOIN term_stats s ON s.term COLLATE "C" = left(t.word, n.len) AND s.name_df > 0
+      ORDER BY n.len DESC LIMIT 1) p
+    WHERE length(t.word) >= ${PREFIX_MIN_LENGTH + 2} AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = t.word AND s.df > 0)
+    UNION ALL
     -- A host name or camelCase word the corpus does not hold ("stripe.com", "getWeatherForecast"): the parts of it
     -- that the corpus does hold ("stripe"; "weather", "forecast").
     SELECT h.grp, h.part, 1.0, 'part' FROM h
@@ -242,7 +251,7 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
   const typedWord = new Map(typed.map((w) => [w.group, w.word]));
   const corrections = new Map<number, number>();
   const fixes = rows.rows
-    .filter((r) => r.kind !== 'part')
+    .filter((r) => r.kind !== 'part' && r.kind !== 'head')
     .sort((a, b) => a.grp - b.grp || Number(b.sim) - Number(a.sim))
     .filter((r) => {
       if (r.kind === 'prefix') return true;
@@ -253,7 +262,8 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
       return kept < CORRECTIONS_PER_WORD;
     })
     .map((r) => ({ group: r.grp, word: r.term, weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(Number(r.sim)), correction: r.kind !== 'prefix' }));
-  return [...fixes, ...knownParts];
+  const heads = rows.rows.filter((r) => r.kind === 'head').map((r) => ({ group: r.grp, word: r.term, weight: PREFIX_WEIGHT }));
+  return [...fixes, ...heads, ...knownParts];
 }
 
 /** A correction counts by how close it is: similarity 0.3 -> 0.65, 0.7+ -> 0.85 (below an exact word). */

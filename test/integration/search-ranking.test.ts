@@ -79,6 +79,12 @@ describe('hybrid ranking (ARD §7.2)', () => {
     expect(results[weather].score).toBeGreaterThanOrEqual(80);
   });
 
+  it('an unknown word that begins with a product name finds that product ("slackbot" -> Slack)', async () => {
+    const results = await search('slackbot');
+    expect(results.length).toBeGreaterThan(0);
+    expect(results[0].displayName).toMatch(/slack/i);
+  });
+
   it('a host name the corpus holds matches as itself: "draw.io" is not "draw"', async () => {
     expect((await search('draw.io diagrams'))[0].identifier).toBe('urn:air:glama.ai:os-tack:fcp-drawio');
   });
