@@ -206,11 +206,13 @@ async function queryWords(db: Kysely<Database>, text: string, options: Pick<Rank
  */
 async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[]): Promise<QueryWord[]> {
   const typed = words.filter((w) => w.weight === 1 && w.word.length >= 3);
-  if (typed.length === 0) return [];
+  const pairs = adjacentPairs(words);
+  if (typed.length === 0 && pairs.length === 0) return [];
   const parts = typed.flatMap((w) => (w.parts ?? []).map((part) => ({ group: w.group, word: w.word, part })));
   const rows = await sql<{ grp: number; term: string; sim: number; kind: string }>`${PREPARED_STATEMENT}
     WITH t AS (SELECT * FROM unnest(${typed.map((w) => w.group)}::int[], ${typed.map((w) => w.word)}::text[]) AS t(grp, word)),
-    h AS (SELECT * FROM unnest(${parts.map((p) => p.group)}::int[], ${parts.map((p) => p.word)}::text[], ${parts.map((p) => p.part)}::text[]) AS h(grp, word, part))
+    h AS (SELECT * FROM unnest(${parts.map((p) => p.group)}::int[], ${parts.map((p) => p.word)}::text[], ${parts.map((p) => p.part)}::text[]) AS h(grp, word, part)),
+    j AS (SELECT * FROM unnest(${pairs.map((p) => p.first)}::int[], ${pairs.map((p) => p.second)}::int[], ${pairs.map((p) => p.joined)}::text[]) AS j(ga, gb, joined))
     SELECT t.grp, c.term, similarity(c.term, t.word) AS sim, 'correction' AS kind
     FROM t CROSS JOIN LATERAL (
       -- KNN on the GiST trigram index (migration 0006): the CORRECTION_KNN_WINDOW nearest words, then the
@@ -244,14 +246,18 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
     -- that the corpus does hold ("stripe"; "weather", "forecast").
     SELECT h.grp, h.part, 1.0, 'part' FROM h
     WHERE NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = h.word AND s.df > 0)
-      AND EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = h.part AND s.df > 0)`.execute(db);
-  const knownParts = rows.rows.filter((r) => r.kind === 'part').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
+      AND EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = h.part AND s.df > 0)
+    UNION ALL
+    -- Two adjacent words that together are a product-name word ("pager duty" -> "pagerduty"): an alternative of both.
+    SELECT g.grp, j.joined, 1.0, 'joined' FROM j CROSS JOIN LATERAL (VALUES (j.ga), (j.gb)) AS g(grp)
+    WHERE EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.joined AND s.name_df > 0)`.execute(db);
+  const knownParts = rows.rows.filter((r) => r.kind === 'part' || r.kind === 'joined').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
   // A word that begins a product name is that name, not a typo: its completions replace its corrections.
   const completed = new Set(rows.rows.filter((r) => r.kind === 'prefix').map((r) => r.grp));
   const typedWord = new Map(typed.map((w) => [w.group, w.word]));
   const corrections = new Map<number, number>();
   const fixes = rows.rows
-    .filter((r) => r.kind !== 'part' && r.kind !== 'head')
+    .filter((r) => r.kind !== 'part' && r.kind !== 'head' && r.kind !== 'joined')
     .sort((a, b) => a.grp - b.grp || Number(b.sim) - Number(a.sim))
     .filter((r) => {
       if (r.kind === 'prefix') return true;
@@ -264,6 +270,18 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
     .map((r) => ({ group: r.grp, word: r.term, weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(Number(r.sim)), correction: r.kind !== 'prefix' }));
   const heads = rows.rows.filter((r) => r.kind === 'head').map((r) => ({ group: r.grp, word: r.term, weight: PREFIX_WEIGHT }));
   return [...fixes, ...heads, ...knownParts];
+}
+
+/**
+ * Adjacent typed words (concepts g and g + 1) of 2+ letters and digits each, and the word they make together.
+ * Not one letter: "agent's" is "agent" + "s", and "agents" is no name it stands for.
+ */
+export function adjacentPairs(words: QueryWord[]): Array<{ first: number; second: number; joined: string }> {
+  const typed = new Map(words.filter((w) => w.weight === 1 && /^[\p{L}\p{N}]{2,}$/u.test(w.word)).map((w) => [w.group, w.word]));
+  return [...typed].flatMap(([group, word]) => {
+    const next = typed.get(group + 1);
+    return next === undefined ? [] : [{ first: group, second: group + 1, joined: word + next }];
+  });
 }
 
 /** A correction counts by how close it is: similarity 0.3 -> 0.65, 0.7+ -> 0.85 (below an exact word). */

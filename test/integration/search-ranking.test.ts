@@ -85,6 +85,15 @@ describe('hybrid ranking (ARD §7.2)', () => {
     expect(results[0].displayName).toMatch(/slack/i);
   });
 
+  it.each([
+    ['pager duty', 'urn:air:github.com:PagerDuty:pagerduty-mcp-server'],
+    ['browser base', 'urn:air:github.com:browserbase:mcp-server-browserbase'],
+  ])('two words that together are a product name find it first ("%s")', async (text, identifier) => {
+    const results = await search(text);
+    expect(results[0].identifier).toBe(identifier);
+    expect(results[0].score).toBe(100);
+  });
+
   it('a host name the corpus holds matches as itself: "draw.io" is not "draw"', async () => {
     expect((await search('draw.io diagrams'))[0].identifier).toBe('urn:air:glama.ai:os-tack:fcp-drawio');
   });

@@ -1,4 +1,6 @@
+import { expandQuery } from '../../src/search/query-text';
 import {
+  adjacentPairs,
   applyTypeWeights,
   BM25_K1,
   fuse,
@@ -114,5 +116,16 @@ describe('applyTypeWeights', () => {
     expect(applyTypeWeights(matches, [], { typeWeights: {} })).toBe(matches);
     // A filter on another field keeps the weights.
     expect(applyTypeWeights(matches, [{ path: 'tags', values: ['x'] }], { typeWeights: weights }).map((m) => m.identifier)).toEqual(['t', 'p']);
+  });
+});
+
+describe('adjacentPairs', () => {
+  it('joins neighbouring typed words of 2+ letters or digits, never an expansion or a one-letter piece', () => {
+    expect(adjacentPairs(expandQuery('pager duty alerts'))).toEqual([
+      { first: 0, second: 1, joined: 'pagerduty' },
+      { first: 1, second: 2, joined: 'dutyalerts' },
+    ]);
+    // "agent's" tokenizes as agent + s; "k8s" expands to kubernetes (not typed); "node.js" is not letters only.
+    expect(adjacentPairs(expandQuery("my agent's k8s node.js")).map((p) => p.joined)).toEqual(['myagent']);
   });
 });
