@@ -171,3 +171,22 @@ export function identifiersNamedIn(text: string): string[] {
   const found = [...text.matchAll(NAMED_IDENTIFIER)].map((m) => m[0].replace(/\.+$/, ''));
   return [...new Set(found)].slice(0, MAX_NAMED_IDENTIFIERS);
 }
+
+/** A web address written in a query: with its scheme, or a host name followed by a path ("github.com/org/repo"). */
+const NAMED_URL = /(?<![\w.@/-])(?:https?:\/\/[^\s"'<>()]+|(?:[a-z0-9-]+\.)+[a-z]{2,}\/[^\s"'<>()]*)/gi;
+
+/** The form web addresses are compared in: lower case, no scheme, no "www.", no trailing punctuation, "/" or ".git". */
+export function urlKey(url: string): string {
+  return url
+    .toLowerCase()
+    .replace(/^https?:\/\//, '')
+    .replace(/^www\./, '')
+    .replace(/[.,;:!?]+$/, '')
+    .replace(/(\.git)?\/*$/, '');
+}
+
+/** The web addresses a query names, as urlKey()s, in order, without repeats (at most MAX_NAMED_IDENTIFIERS). */
+export function urlsNamedIn(text: string): string[] {
+  const keys = [...text.matchAll(NAMED_URL)].map((m) => urlKey(m[0])).filter((k) => k.includes('.'));
+  return [...new Set(keys)].slice(0, MAX_NAMED_IDENTIFIERS);
+}

@@ -19,7 +19,7 @@ import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { toVectorLiteral } from '../embedding/embedder';
 import { filterToSql, type NormalisedFilter } from './query-filter';
-import { dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, identifiersNamedIn, isPlausibleTypo, type QueryWord } from './query-text';
+import { dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, identifiersNamedIn, isPlausibleTypo, urlsNamedIn, type QueryWord } from './query-text';
 
 /**
  * Semantic calibration (fitted on the dev half of bench/relevance, docs/relevance.md): cosine mapped
@@ -582,15 +582,20 @@ async function candidateCosines(db: Kysely<Database>, q: PreparedQuery, identifi
 export const NAMED_PREFIX_LIMIT = 100;
 
 /**
- * The entries a query names by identifier (live, passing the filter), with their cosine. Named exactly: the
- * strongest lexical evidence there is, lexical signal 1 (relevance 1, score 100 before type weights)
- * whatever else the query says. Named by a prefix ending at a segment (the identifier continues with ':'):
+ * The entries a query names by identifier or by web address (live, passing the filter), with their cosine.
+ * Named exactly (the identifier, or the entry's `url` in urlKey form: "github.com/org/repo" names the entry
+ * whose url is https://github.com/org/repo): the strongest lexical evidence there is, lexical signal 1
+ * (relevance 1, score 100 before type weights) whatever else the query says. Named by a prefix ending at a segment (the identifier continues with ':'):
  * PREFIX_WEIGHT, like a name completion. mergeSignals keeps the larger lexical signal.
  */
-async function namedCandidates(db: Kysely<Database>, q: PreparedQuery, identifiers: readonly string[], filter: NormalisedFilter, options: RankingOptions): Promise<SignalRow[]> {
-  if (identifiers.length === 0) return [];
+async function namedCandidates(db: Kysely<Database>, q: PreparedQuery, names: QueryNames, filter: NormalisedFilter, options: RankingOptions): Promise<SignalRow[]> {
+  const { identifiers, urls } = names;
+  if (identifiers.length === 0 && urls.length === 0) return [];
   const cosine = options.signals?.semantic !== false ? cosineSql(q, options.semanticFields ?? SEMANTIC_FIELDS) : sql`NULL::float8`;
-  const lexical = options.signals?.lexical !== false ? sql`CASE WHEN e.identifier = ANY(${[...identifiers]}::text[]) THEN 1 ELSE ${PREFIX_WEIGHT}::float8 END` : sql`NULL::float8`;
+  // urlKey() of query-text.ts, in SQL.
+  const urlKey = sql`regexp_replace(regexp_replace(regexp_replace(lower(e.entry->>'url'), '^https?://', ''), '^www\.', ''), '(\.git)?/*$', '')`;
+  const exact = sql`(e.identifier = ANY(${[...identifiers]}::text[]) OR ${urlKey} = ANY(${[...urls]}::text[]))`;
+  const lexical = options.signals?.lexical !== false ? sql`CASE WHEN ${exact} THEN 1 ELSE ${PREFIX_WEIGHT}::float8 END` : sql`NULL::float8`;
   // Prefix: a byte-order range (':' + 1 is ';'), then the exact test.
   const prefixes = identifiers.map((id) => `${id}:`);
   const result = await sql<SignalRow>`
@@ -601,9 +606,23 @@ async function namedCandidates(db: Kysely<Database>, q: PreparedQuery, identifie
       (SELECT e.identifier FROM entries e CROSS JOIN unnest(${prefixes}::text[]) AS p(prefix)
        WHERE e.identifier COLLATE "C" > p.prefix AND e.identifier COLLATE "C" < left(p.prefix, -1) || ';'
          AND left(e.identifier, length(p.prefix)) = p.prefix AND e.deleted_at IS NULL AND ${filterToSql(filter)}
-       ORDER BY e.identifier LIMIT ${NAMED_PREFIX_LIMIT * identifiers.length})
+       ORDER BY e.identifier LIMIT ${NAMED_PREFIX_LIMIT * Math.max(1, identifiers.length)})
+      UNION
+      -- Entries whose url the query names (a sequential read of the urls, only for such queries).
+      (SELECT e.identifier FROM entries e WHERE ${urls.length > 0 ? sql`${urlKey} = ANY(${[...urls]}::text[])` : sql`false`}
+         AND e.deleted_at IS NULL AND ${filterToSql(filter)} ORDER BY e.identifier LIMIT ${NAMED_PREFIX_LIMIT})
     ) n JOIN entries e ON e.identifier = n.identifier`.execute(db);
   return result.rows;
+}
+
+/** What a query names exactly: ARD identifiers (and prefixes of them), web addresses (urlKey form). */
+interface QueryNames {
+  identifiers: string[];
+  urls: string[];
+}
+
+function namesIn(text: string): QueryNames {
+  return { identifiers: identifiersNamedIn(text), urls: urlsNamedIn(text) };
 }
 
 /**
@@ -640,7 +659,7 @@ async function rankSignals(
   const [lexicalRows, vectorRows, namedRows] = await Promise.all([
     lexicalCandidates(db, q, q, filter, options),
     vectorCandidates(db, q, filter, [], options),
-    namedCandidates(db, q, identifiersNamedIn(q.text), filter, options),
+    namedCandidates(db, q, namesIn(q.text), filter, options),
   ]);
   return mergeSignals([...lexicalRows, ...vectorRows, ...namedRows]);
 }
@@ -731,8 +750,8 @@ export async function matchText(
   // query, the next page), the vector retrieval starts at once instead of waiting for it.
   const embeddedFirst = await Promise.race([embedding.then(() => true), lexicalRows.then(() => false)]);
   const q: PreparedQuery = { ...lexical, vector: await embedding };
-  const named = identifiersNamedIn(text);
-  const namedRows = named.length === 0 ? Promise.resolve([]) : inSql(() => namedCandidates(db, q, named, filter, options));
+  const named = namesIn(text);
+  const namedRows = named.identifiers.length + named.urls.length === 0 ? Promise.resolve([]) : inSql(() => namedCandidates(db, q, named, filter, options));
   namedRows.catch(() => undefined);
   let rows: SignalRow[];
   if (embeddedFirst) {

@@ -98,6 +98,7 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
     ['xqzvbl frobnicate wug', undefined],
     ['what does urn:air:github.com:PagerDuty:pagerduty-mcp-server do? urn:air:mcp.morningstar.com:mcp:morningstar-mcp-server', undefined],
     ['neo4j graph servers urn:air:github.com:neo4j-contrib', undefined],
+    ['is https://github.com/microsoft/playwright-mcp better than github.com/executeautomation/mcp-playwright', undefined],
   ];
   // The query vector is cached once findMatches has been computed: matchText then has it before the
   // lexical retrieval is done (vector retrieval at once). A slow embedder gives the usual order.
@@ -182,6 +183,17 @@ describe('a query naming an entry by its identifier', () => {
     const partial = await matchText(demo.db, embedder, 'urn:air:github.com:neo4j-con', normaliseFilter(undefined));
     expect(partial.filter((m) => m.lexical >= PREFIX_WEIGHT).map((m) => m.identifier)).toEqual([]);
   });
+
+  it.each(['https://github.com/microsoft/playwright-mcp', 'github.com/microsoft/playwright-mcp/', 'is HTTPS://GITHUB.COM/microsoft/playwright-mcp.git any good?'])(
+    'a web address names the entries whose url it is: %s', async (text) => {
+      const named = await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE entry->>'url' = 'https://github.com/microsoft/playwright-mcp' AND deleted_at IS NULL`.execute(demo.db);
+      expect(named.rows.length).toBeGreaterThan(0);
+      const matches = await matchText(demo.db, embedder, text, normaliseFilter(undefined));
+      expect(matches.slice(0, named.rows.length).map((m) => [m.identifier, m.relevance])).toEqual(
+        named.rows.map((r) => [r.identifier, 1]).sort(([a], [b]) => (String(a) < String(b) ? -1 : 1)),
+      );
+    },
+  );
 
   it('names only live entries that pass the filter', async () => {
     const text = pagerduty;

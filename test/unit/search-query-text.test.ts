@@ -1,4 +1,4 @@
-import { camelCaseParts, dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, hostNameLabels, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, SYNONYMS, tokenize } from '../../src/search/query-text';
+import { camelCaseParts, dedupe, urlKey, urlsNamedIn, embeddingText, EXPANSION_WEIGHT, expandQuery, hostNameLabels, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, SYNONYMS, tokenize } from '../../src/search/query-text';
 
 describe('query normalisation', () => {
   it('lower-cases and keeps product-name punctuation inside words', () => {
@@ -123,5 +123,21 @@ describe('camelCaseParts', () => {
       { group: 0, word: 'getweatherforecast', weight: 1, parts: ['get', 'weather', 'forecast'] },
       { group: 2, word: 'stripe.com', weight: 1, parts: ['stripe'] },
     ]);
+  });
+});
+
+describe('urlsNamedIn', () => {
+  it('finds web addresses with a scheme, or a host name with a path, in the form they are compared in', () => {
+    expect(urlsNamedIn('compare https://GitHub.com/microsoft/playwright-mcp/ with github.com/stripe/agent-toolkit.git, and http://www.example.com.')).toEqual([
+      'github.com/microsoft/playwright-mcp',
+      'github.com/stripe/agent-toolkit',
+      'example.com',
+    ]);
+    expect(urlsNamedIn('stripe.com postgres node.js user@example.com')).toEqual([]);
+  });
+
+  it('urlKey drops what does not change the address', () => {
+    expect(urlKey('HTTPS://www.Example.com/Repo.git/')).toBe('example.com/repo');
+    expect(urlKey('https://mcp.stripe.com')).toBe('mcp.stripe.com');
   });
 });
