@@ -175,18 +175,27 @@ export function identifiersNamedIn(text: string): string[] {
 /** A web address written in a query: with its scheme, or a host name followed by a path ("github.com/org/repo"). */
 const NAMED_URL = /(?<![\w.@/-])(?:https?:\/\/[^\s"'<>()]+|(?:[a-z0-9-]+\.)+[a-z]{2,}\/[^\s"'<>()]*)/gi;
 
-/** The form web addresses are compared in: lower case, no scheme, no "www.", no trailing punctuation, "/" or ".git". */
+/** The form web addresses are compared in: lower case, no scheme, no "www.", no trailing punctuation, "/" or ".git"; an arXiv PDF as its abstract page. */
 export function urlKey(url: string): string {
   return url
     .toLowerCase()
     .replace(/^https?:\/\//, '')
     .replace(/^www\./, '')
     .replace(/[.,;:!?]+$/, '')
-    .replace(/(\.git)?\/*$/, '');
+    .replace(/(\.git)?\/*$/, '')
+    // An arXiv paper's PDF or a version of it: its abstract page.
+    .replace(/^arxiv\.org\/(?:abs|pdf)\/(\d{4}\.\d{4,5})(?:v\d+)?(?:\.pdf)?$/, 'arxiv.org/abs/$1');
 }
 
-/** The web addresses a query names, as urlKey()s, in order, without repeats (at most MAX_NAMED_IDENTIFIERS). */
+/** An arXiv identifier ("2210.03629", "arXiv:2210.03629v2"): the paper's abstract page, as a urlKey(). */
+const ARXIV_ID = /(?<![\w./-])(?:arxiv:)?(\d{4}\.\d{4,5})(?:v\d+)?(?![\w.])/gi;
+
+/**
+ * The web addresses a query names, as urlKey()s, in order, without repeats (at most MAX_NAMED_IDENTIFIERS): the
+ * addresses written out, and the abstract page of each arXiv identifier (the way papers are cited).
+ */
 export function urlsNamedIn(text: string): string[] {
-  const keys = [...text.matchAll(NAMED_URL)].map((m) => urlKey(m[0])).filter((k) => k.includes('.'));
-  return [...new Set(keys)].slice(0, MAX_NAMED_IDENTIFIERS);
+  const written = [...text.matchAll(NAMED_URL)].map((m) => urlKey(m[0])).filter((k) => k.includes('.'));
+  const papers = [...text.matchAll(ARXIV_ID)].map((m) => `arxiv.org/abs/${m[1]}`);
+  return [...new Set([...written, ...papers])].slice(0, MAX_NAMED_IDENTIFIERS);
 }

@@ -592,8 +592,7 @@ async function namedCandidates(db: Kysely<Database>, q: PreparedQuery, names: Qu
   const { identifiers, urls } = names;
   if (identifiers.length === 0 && urls.length === 0) return [];
   const cosine = options.signals?.semantic !== false ? cosineSql(q, options.semanticFields ?? SEMANTIC_FIELDS) : sql`NULL::float8`;
-  // urlKey() of query-text.ts, in SQL.
-  const urlKey = sql`regexp_replace(regexp_replace(regexp_replace(lower(e.entry->>'url'), '^https?://', ''), '^www\.', ''), '(\.git)?/*$', '')`;
+  const urlKey = urlKeySql(sql`e.entry->>'url'`);
   const exact = sql`(e.identifier = ANY(${[...identifiers]}::text[]) OR ${urlKey} = ANY(${[...urls]}::text[]))`;
   const lexical = options.signals?.lexical !== false ? sql`CASE WHEN ${exact} THEN 1 ELSE ${PREFIX_WEIGHT}::float8 END` : sql`NULL::float8`;
   // Prefix: a byte-order range (':' + 1 is ';'), then the exact test.
@@ -613,6 +612,12 @@ async function namedCandidates(db: Kysely<Database>, q: PreparedQuery, names: Qu
          AND e.deleted_at IS NULL AND ${filterToSql(filter)} ORDER BY e.identifier LIMIT ${NAMED_PREFIX_LIMIT})
     ) n JOIN entries e ON e.identifier = n.identifier`.execute(db);
   return result.rows;
+}
+
+/** urlKey() of query-text.ts in SQL, for a stored url (a test compares the two). */
+export function urlKeySql(url: RawBuilder<unknown>): RawBuilder<string> {
+  const bare = sql`regexp_replace(regexp_replace(regexp_replace(lower(${url}), '^https?://', ''), '^www\\.', ''), '(\\.git)?/*$', '')`;
+  return sql<string>`regexp_replace(${bare}, '^arxiv\\.org/(?:abs|pdf)/([0-9]{4}\\.[0-9]{4,5})(?:v[0-9]+)?(?:\\.pdf)?$', 'arxiv.org/abs/\\1')`;
 }
 
 /** What a query names exactly: ARD identifiers (and prefixes of them), web addresses (urlKey form). */

@@ -5,7 +5,8 @@ import { toVectorLiteral, withQueryCache } from '../../src/embedding/embedder';
 import { HNSW_INDEX_OPTIONS } from '../../src/embedding/model-switch';
 import { normaliseFilter, type QueryFilter } from '../../src/search/query-filter';
 import { ALEXANDRIA_MEDIA_TYPE } from '../../src/alexandria/mapping';
-import { findMatches, lexicalSignal, matchText, prepareQuery, PREFIX_WEIGHT, toScore, type Match, type QueryEmbedder } from '../../src/search/relevance';
+import { findMatches, lexicalSignal, matchText, prepareQuery, PREFIX_WEIGHT, toScore, urlKeySql, type Match, type QueryEmbedder } from '../../src/search/relevance';
+import { urlKey } from '../../src/search/query-text';
 import { entriesOfPage } from '../../src/search/search-service';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
 
@@ -194,6 +195,18 @@ describe('a query naming an entry by its identifier', () => {
       );
     },
   );
+
+  it('urlKey in SQL is urlKey in TypeScript', async () => {
+    const urls = ['https://github.com/org/legit', 'HTTPS://WWW.Example.com/Repo.git/', 'https://arxiv.org/pdf/2210.03629v3.pdf', 'https://arxiv.org/abs/2210.03629',
+      'https://mcp.stripe.com', 'http://x.io/a/b/', 'https://wwwx.example.com/widget', 'https://example.com/a.github'];
+    const rows = await sql<{ u: string; k: string }>`SELECT u, ${urlKeySql(sql`u`)} AS k FROM unnest(${urls}::text[]) AS u`.execute(demo.db);
+    expect(rows.rows.map((r) => r.k)).toEqual(urls.map(urlKey));
+  });
+
+  it.each(['2210.03629', 'the ReAct paper, arXiv:2210.03629v2', 'https://arxiv.org/pdf/2210.03629v3.pdf'])('an arXiv identifier names the paper: %s', async (text) => {
+    const matches = await matchText(demo.db, embedder, text, normaliseFilter(undefined));
+    expect(matches[0]).toMatchObject({ identifier: 'urn:air:alexandria.ard-registry.dev:paper:2210.03629', relevance: 1 });
+  });
 
   it('names only live entries that pass the filter', async () => {
     const text = pagerduty;

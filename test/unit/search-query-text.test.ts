@@ -136,6 +136,11 @@ describe('urlsNamedIn', () => {
     expect(urlsNamedIn('stripe.com postgres node.js user@example.com')).toEqual([]);
   });
 
+  it('an arXiv identifier names its abstract page; version-like numbers do not', () => {
+    expect(urlsNamedIn('ReAct (arXiv:2210.03629v2) and 2303.11366')).toEqual(['arxiv.org/abs/2210.03629', 'arxiv.org/abs/2303.11366']);
+    expect(urlsNamedIn('python 3.12, release 2024.01, build 1234.567890, v2210.03629')).toEqual([]);
+  });
+
   it('urlKey drops what does not change the address', () => {
     expect(urlKey('HTTPS://www.Example.com/Repo.git/')).toBe('example.com/repo');
     expect(urlKey('https://mcp.stripe.com')).toBe('mcp.stripe.com');
