@@ -197,12 +197,17 @@ async function queryWords(db: Kysely<Database>, text: string, options: Pick<Rank
 }
 
 /**
- * For each typed word the corpus does not contain: the closest vocabulary words by trigram similarity
- * ("kubernets" -> "kubernetes"). For each such word of PREFIX_MIN_LENGTH or more: the name words it
- * begins ("pager" -> "pagerduty"), since stemming and whole-word matching cannot see inside names; for each
- * such word of PREFIX_MIN_LENGTH + 2 or more: the longest name word it begins with ("slackbot" -> "slack"). For each
- * such host name or camelCase word ("stripe.com", "getWeatherForecast"): the parts of it the corpus holds
- * (QueryWord.parts), as expansions.
+ * What the corpus vocabulary (term_stats) adds to the typed words, in one statement. For a typed word the corpus
+ * does not contain:
+ * - 'correction': the closest vocabulary words by trigram similarity ("kubernets" -> "kubernetes"), kept when
+ *   plausible typos, as guesses;
+ * - 'prefix' (PREFIX_MIN_LENGTH+ letters): the name words it begins ("pager" -> "pagerduty"), since stemming and
+ *   whole-word matching cannot see inside names; they replace its corrections;
+ * - 'head' (PREFIX_MIN_LENGTH + 2+ letters): the longest name word it begins with ("slackbot" -> "slack");
+ * - 'part': the parts of a host name or camelCase word that the corpus holds ("stripe.com" -> "stripe",
+ *   "getWeatherForecast" -> "weather", QueryWord.parts).
+ * And for two adjacent typed words, 'joined': the name word they make together ("pager duty" -> "pagerduty"),
+ * an alternative of both.
  */
 async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[]): Promise<QueryWord[]> {
   const typed = words.filter((w) => w.weight === 1 && w.word.length >= 3);
@@ -257,7 +262,7 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
   const typedWord = new Map(typed.map((w) => [w.group, w.word]));
   const corrections = new Map<number, number>();
   const fixes = rows.rows
-    .filter((r) => r.kind !== 'part' && r.kind !== 'head' && r.kind !== 'joined')
+    .filter((r) => r.kind === 'correction' || r.kind === 'prefix')
     .sort((a, b) => a.grp - b.grp || Number(b.sim) - Number(a.sim))
     .filter((r) => {
       if (r.kind === 'prefix') return true;
