@@ -18,7 +18,8 @@ export interface QueryWord {
   /**
    * Words inside a typed word that the corpus may hold when the word itself is unknown: the labels of a host
    * name ("stripe.com" -> stripe), the parts of a camelCase name ("getWeatherForecast" -> get, weather,
-   * forecast). relevance.ts adds those the corpus holds, only when it does not hold the word.
+   * forecast), a hyphenated word written as one ("pager-duty" -> pagerduty). relevance.ts adds those the
+   * corpus holds, only when it does not hold the word.
    */
   parts?: string[];
 }
@@ -60,6 +61,11 @@ export function camelCaseParts(word: string): string[] {
   return parts.length < 2 ? [] : parts.map((p) => p.toLowerCase()).filter((p) => p.length >= 3);
 }
 
+/** A hyphenated word written as one ("pager-duty" -> pagerduty, "mongo-db" -> mongodb); [] for others. */
+export function joinedHyphens(word: string): string[] {
+  return /^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+$/u.test(word) ? [word.replace(/-/g, '')] : [];
+}
+
 /** Top-level domains a typed host name may end with ("stripe.com", "notion.so"); others ("node.js") are not hosts. */
 const HOST_TLDS = new Set(['com', 'net', 'org', 'io', 'ai', 'so', 'dev', 'app', 'co', 'me', 'cloud', 'tech', 'sh', 'xyz', 'us', 'uk', 'de', 'fr', 'eu']);
 /** Host-name labels that name no product ("mcp.stripe.com", "api.github.com", "www.notion.so"). */
@@ -86,7 +92,7 @@ export function expandQuery(text: string, synonyms: SynonymTable = SYNONYMS, rel
   const out: QueryWord[] = [];
   let group = 0;
   for (let i = 0; i < tokens.length; i++) {
-    const parts = [...new Set([...hostNameLabels(tokens[i]), ...camelCaseParts(typed[i])])];
+    const parts = [...new Set([...hostNameLabels(tokens[i]), ...camelCaseParts(typed[i]), ...joinedHyphens(tokens[i])])];
     out.push({ group, word: tokens[i], weight: 1, ...(parts.length > 0 ? { parts } : {}) });
     for (let n = MAX_PHRASE; n >= 1; n--) {
       if (i + n > tokens.length) continue;

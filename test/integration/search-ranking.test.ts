@@ -87,6 +87,7 @@ describe('hybrid ranking (ARD §7.2)', () => {
 
   it.each([
     ['pager duty', 'urn:air:github.com:PagerDuty:pagerduty-mcp-server'],
+    ['pager-duty', 'urn:air:github.com:PagerDuty:pagerduty-mcp-server'],
     ['browser base', 'urn:air:github.com:browserbase:mcp-server-browserbase'],
   ])('two words that together are a product name find it first ("%s")', async (text, identifier) => {
     const results = await search(text);

@@ -1,4 +1,4 @@
-import { camelCaseParts, dedupe, urlKey, urlsNamedIn, embeddingText, EXPANSION_WEIGHT, expandQuery, hostNameLabels, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, SYNONYMS, tokenize } from '../../src/search/query-text';
+import { camelCaseParts, joinedHyphens, dedupe, urlKey, urlsNamedIn, embeddingText, EXPANSION_WEIGHT, expandQuery, hostNameLabels, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, SYNONYMS, tokenize } from '../../src/search/query-text';
 
 describe('query normalisation', () => {
   it('lower-cases and keeps product-name punctuation inside words', () => {
@@ -144,5 +144,18 @@ describe('urlsNamedIn', () => {
   it('urlKey drops what does not change the address', () => {
     expect(urlKey('HTTPS://www.Example.com/Repo.git/')).toBe('example.com/repo');
     expect(urlKey('https://mcp.stripe.com')).toBe('mcp.stripe.com');
+  });
+});
+
+describe('joinedHyphens', () => {
+  it.each([
+    ['pager-duty', ['pagerduty']],
+    ['mongo-db', ['mongodb']],
+    ['tool-agent-user', ['toolagentuser']],
+    ['gpt-4', ['gpt4']],
+    ['node.js', []],
+    ['postgres', []],
+  ])('%s -> %j', (word, joined) => {
+    expect(joinedHyphens(word)).toEqual(joined);
   });
 });
