@@ -87,17 +87,14 @@ async function startPeerProcess(): Promise<PeerProcess> {
   return { url, post, close };
 }
 
+/** ROUNDS rounds of the five texts, each round with a number no registry has seen. */
+function freshRounds(): string[] {
+  return Array.from({ length: ROUNDS }, () => freshTexts()).flat();
+}
+
+/** ROUNDS rounds of fresh texts sent to `reg` one at a time; ms per search. */
 async function timeSearches(reg: Searchable, federation: string): Promise<number[]> {
-  const out: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const text of freshTexts()) {
-      const started = performance.now();
-      const res = await reg.post('/search', { query: { text }, federation, pageSize: 10 });
-      out.push(performance.now() - started);
-      if (res.status !== 200) throw new Error(`search failed: ${res.status} ${JSON.stringify(res.body)}`);
-    }
-  }
-  return out;
+  return timeTexts(reg, federation, freshRounds());
 }
 
 /** The same fresh query sent to all `regs` at once (federation none); the latency of the slowest. */
@@ -193,7 +190,7 @@ async function main(): Promise<void> {
 
     // The same hub design with peers that do not share this machine's CPU (recorded answers, replayed
     // after their recorded time): what federation adds when the peers run elsewhere.
-    const texts = Array.from({ length: ROUNDS }, () => freshTexts()).flat();
+    const texts = freshRounds();
     const replays = [];
     for (const p of peers) replays.push(await recordAndReplay(p, texts));
     started.push(...replays.map((r) => r.server));

@@ -8,9 +8,10 @@
 // TEST half (even numbers) is reported beside it, so an improvement that only fits the dev queries shows up
 // as a gap between the two.
 //
-// Options: --sets a.json,b.json runs other query files of the same format instead of bench/relevance's two (a set
-// judged by Alexandria record ids is asked with the library's type filter, as its tools ask); --no-10k skips the 10k-entry latency run; --only 'BM25 only,...' runs production and those rankers; --json FILE writes every figure; --verbose lists the
-// production misses (queries whose top 10 has no grade-2 entry).
+// Options: --sets a.json,b.json runs other query files of the same format instead of bench/relevance's two (a
+// set judged by Alexandria record ids is asked with the library's type filter, as its tools ask); --no-10k
+// skips the 10k-entry latency run; --only 'BM25 only,...' runs production and those rankers; --json FILE writes
+// every figure; --verbose lists the production misses (queries whose top 10 has no grade-2 entry).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

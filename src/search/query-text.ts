@@ -181,7 +181,10 @@ export function identifiersNamedIn(text: string): string[] {
 /** A web address written in a query: with its scheme, or a host name followed by a path ("github.com/org/repo"). */
 const NAMED_URL = /(?<![\w.@/-])(?:https?:\/\/[^\s"'<>()]+|(?:[a-z0-9-]+\.)+[a-z]{2,}\/[^\s"'<>()]*)/gi;
 
-/** The form web addresses are compared in: lower case, no scheme, no "www.", no trailing punctuation, "/" or ".git"; an arXiv PDF as its abstract page. */
+/**
+ * The form web addresses are compared in: lower case, no scheme, no "www.", no trailing punctuation, "/" or
+ * ".git"; an arXiv PDF or version as its abstract page. urlKeySql (relevance.ts) is the same in SQL.
+ */
 export function urlKey(url: string): string {
   return url
     .toLowerCase()

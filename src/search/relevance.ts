@@ -590,8 +590,9 @@ export const NAMED_PREFIX_LIMIT = 100;
  * The entries a query names by identifier or by web address (live, passing the filter), with their cosine.
  * Named exactly (the identifier, or the entry's `url` in urlKey form: "github.com/org/repo" names the entry
  * whose url is https://github.com/org/repo): the strongest lexical evidence there is, lexical signal 1
- * (relevance 1, score 100 before type weights) whatever else the query says. Named by a prefix ending at a segment (the identifier continues with ':'):
- * PREFIX_WEIGHT, like a name completion. mergeSignals keeps the larger lexical signal.
+ * (relevance 1, score 100 before type weights) whatever else the query says. Named by an identifier prefix
+ * ending at a segment (the identifier continues with ':'): PREFIX_WEIGHT, like a name completion.
+ * mergeSignals keeps the larger lexical signal.
  */
 async function namedCandidates(db: Kysely<Database>, q: PreparedQuery, names: QueryNames, filter: NormalisedFilter, options: RankingOptions): Promise<SignalRow[]> {
   const { identifiers, urls } = names;
@@ -648,8 +649,8 @@ function mergeSignals(rows: SignalRow[]): CandidateSignals[] {
     if (r.cosine !== null) row.cosine = Number(r.cosine);
     // Statements that both compute an entry's lexical signal agree; an identifier named in the query
     // (namedCandidates) can only raise it.
-    if (r.lexical !== null) row.lexical = Math.max(seen ? row.lexical : 0, Math.min(1, Number(r.lexical)));
-    if (r.typed_lexical !== null) row.typedLexical = Math.max(seen ? row.typedLexical : 0, Math.min(1, Number(r.typed_lexical)));
+    if (r.lexical !== null) row.lexical = Math.max(row.lexical, Math.min(1, Number(r.lexical)));
+    if (r.typed_lexical !== null) row.typedLexical = Math.max(row.typedLexical, Math.min(1, Number(r.typed_lexical)));
     if (!seen) out.set(r.identifier, row);
   }
   return [...out.values()];
@@ -679,11 +680,14 @@ async function rankSignals(
  * and 0-100 score, best first, ties by identifier. Search pages through it; explore counts and groups it.
  */
 export async function findMatches(db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter, options: RankingOptions = {}): Promise<Match[]> {
-  return applyTypeWeights(scoreCandidates(q, await rankSignals(db, q, filter, options), options), filter, options);
+  return scoreCandidates(q, await rankSignals(db, q, filter, options), filter, options);
 }
 
-/** Signals to relevance: calibration, the corrections' semantic gate, fusion and the cutoff; best first. */
-function scoreCandidates(q: Pick<PreparedQuery, 'unseenShare'>, rows: CandidateSignals[], options: RankingOptions): Match[] {
+/**
+ * Signals to relevance: calibration, the corrections' semantic gate, fusion and the cutoff; best first, by
+ * relevance x type weight when the filter leaves the types open (applyTypeWeights).
+ */
+function scoreCandidates(q: Pick<PreparedQuery, 'unseenShare'>, rows: CandidateSignals[], filter: NormalisedFilter, options: RankingOptions): Match[] {
   const cutoff = options.cutoff ?? RELEVANCE_CUTOFF;
   const useSemantic = options.signals?.semantic !== false;
   const useLexical = options.signals?.lexical !== false;
@@ -697,7 +701,7 @@ function scoreCandidates(q: Pick<PreparedQuery, 'unseenShare'>, rows: CandidateS
     const relevance = fuse(semantic, lexical, weight);
     if (relevance >= cutoff) out.push({ identifier: r.identifier, type: r.type, relevance, score: toScore(relevance), semantic, lexical, cosine: r.cosine });
   }
-  return out.sort((a, b) => b.relevance - a.relevance || compareIdentifiers(a, b));
+  return applyTypeWeights(out.sort((a, b) => b.relevance - a.relevance || compareIdentifiers(a, b)), filter, options);
 }
 
 function compareIdentifiers(a: { identifier: string }, b: { identifier: string }): number {
@@ -760,8 +764,7 @@ export async function matchText(
   // query, the next page), the vector retrieval starts at once instead of waiting for it.
   const embeddedFirst = await Promise.race([embedding.then(() => true), lexicalRows.then(() => false)]);
   const q: PreparedQuery = { ...lexical, vector: await embedding };
-  const named = namesIn(text);
-  const namedRows = named.identifiers.length + named.urls.length === 0 ? Promise.resolve([]) : inSql(() => namedCandidates(db, q, named, filter, options));
+  const namedRows = inSql(() => namedCandidates(db, q, namesIn(text), filter, options));
   namedRows.catch(() => undefined);
   let rows: SignalRow[];
   if (embeddedFirst) {
@@ -778,7 +781,7 @@ export async function matchText(
   }
   rows.push(...(await namedRows));
   timings?.observe('sql', sqlMs / 1000);
-  return applyTypeWeights(scoreCandidates(q, mergeSignals(rows), options), filter, options);
+  return scoreCandidates(q, mergeSignals(rows), filter, options);
 }
 
 /**
