@@ -296,6 +296,7 @@ const RANKERS: Ranker[] = [
   { name: '- corrections', options: { ...PRODUCTION_RANKING, corrections: false } },
   { name: '- expansions', options: { ...PRODUCTION_RANKING, expansions: false } },
   withoutTypeWeights,
+  { name: '- topic labels', options: { ...PRODUCTION_RANKING, topics: false } },
   { name: 'semantic: doc only', options: { ...PRODUCTION_RANKING, semanticFields: ['doc'] } },
   ...benchSignals.map((s) => ({ name: s.name, rank: s.rank.bind(s) })),
 ];

@@ -10,6 +10,7 @@ import type { Database } from './db/schema';
 import { getOrCreateSetting, randomSecret } from './db/settings';
 import { withQueryCache } from './embedding/embedder';
 import { EmbeddingModels } from './embedding/model-switch';
+import { fillTagVectors } from './embedding/tag-vectors';
 import { loadOnnxEmbedder } from './embedding/onnx-embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
 import { createFederation, type Federation } from './federation/federation-service';
@@ -65,6 +66,13 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     const opened = redis;
     const models = options.embedder ? null : await embeddingModels(config, database.db, logger);
     const embedder = options.embedder ?? (models as EmbeddingModels).embedder;
+    // Tags stored before migration 0010, or by an ingest that stopped before embedding them: search's topic
+    // labels skip a tag without a vector until then. In the background; destroy() waits for it.
+    const tagsFilled = fillTagVectors(database.db, embedder)
+      .then((added) => {
+        if (added > 0) logger.info({ added, model: embedder.id }, 'embedded the tags that had no vector');
+      })
+      .catch((error: unknown) => logger.error({ err: error }, 'embedding tags failed; search ranks without those topic labels'));
     const crawler = createWebCrawler({ db: database.db, embedder, config, logger }, options.crawlHttp);
     const federation = createFederation(config);
     const metrics = createMetrics();
@@ -86,6 +94,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
         await federation.close();
         await opened?.close();
         models?.stop();
+        await tagsFilled;
         await database.close();
       },
     };

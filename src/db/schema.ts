@@ -59,6 +59,12 @@ export interface EntryVectorsTable {
   embedding: ColumnType<string, string, string>;
 }
 
+export interface TagVectorsTable {
+  model: string;
+  tag: string;
+  embedding: ColumnType<string, string, string>;
+}
+
 export interface RegistrySettingsTable {
   key: string;
   value: string;
@@ -89,6 +95,7 @@ export interface CorpusStatsTable {
 export interface Database {
   entries: EntriesTable;
   entry_vectors: EntryVectorsTable;
+  tag_vectors: TagVectorsTable;
   registry_settings: RegistrySettingsTable;
   schema_migrations: SchemaMigrationsTable;
   sources: SourcesTable;

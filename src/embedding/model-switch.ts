@@ -9,6 +9,7 @@ import { getSetting, setSetting } from '../db/settings';
 import type { Embedder } from './embedder';
 import { withQueryCache } from './embedder';
 import { ENTRY_VECTOR_FIELDS, entryEmbeddingTexts } from './entry-texts';
+import { fillTagVectors } from './tag-vectors';
 import type { CatalogEntry } from '../catalog/catalog-entry';
 
 export const ACTIVE_MODEL_SETTING = 'active_embedding_model';
@@ -109,6 +110,7 @@ export class EmbeddingModels {
       done += batch.length;
       if (options.onBatch?.(done) === false) return false;
     }
+    await fillTagVectors(this.db, target);
     await setSetting(this.db, ACTIVE_MODEL_SETTING, target.id);
     this.active = target;
     return true;

@@ -9,6 +9,7 @@ import { deleteVectors, prepareEntry, storedHashes, storeVectors, upsertEntries,
 import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { ENTRY_VECTOR_FIELDS, entryEmbeddingTexts } from '../embedding/entry-texts';
+import { fillTagVectors } from '../embedding/tag-vectors';
 import { vacuumSearchStatistics } from '../db/maintenance';
 
 export class ManifestInvalidError extends Error {
@@ -104,6 +105,8 @@ export async function writeEntries(
     for (const field of ENTRY_VECTOR_FIELDS) await storeVectors(trx, deps.embedder.id, field, vectors[field]);
     if (options.inTransaction) await options.inTransaction(trx);
   });
+  // After the commit: a crash before it leaves tags without vectors, which the next start fills (context.ts).
+  await fillTagVectors(deps.db, deps.embedder, changed.flatMap((c) => c.entry.tags ?? []));
   if (changed.length + reattributed.length > 0) await vacuumSearchStatistics(deps.db);
   return { added, updated: changed.length - added, unchanged };
 }

@@ -93,6 +93,23 @@ export const CANDIDATES_PER_VECTOR_FIELD = 100;
  */
 export const HNSW_EF_SEARCH = 200;
 
+/**
+ * Topic labels (docs/relevance.md, relevance6). The query embedding is compared with the embedding of every
+ * tag a live entry holds (tag_vectors, migration 0010); a tag whose cosine stands TOPIC_Z_FLOOR standard
+ * deviations above the mean over all tags marks the query's topic ("is it going to rain in Lisbon" ->
+ * weather-api, forecasting; "somewhere to stay in Barcelona" -> airbnb). An entry holding such a tag gains
+ * up to TOPIC_WEIGHT, in full from TOPIC_Z_FULL, fused like a third signal (noisy OR). Relative to the other
+ * tags, not absolute: USE-lite gives every short label a cosine of 0.3-0.6 with any sentence, so only a
+ * label that stands out says something. Fitted on the dev half: weight 0.2-0.5, floor 2.5-3.5, full 4-5.
+ */
+export const TOPIC_WEIGHT = 0.3;
+export const TOPIC_Z_FLOOR = 3;
+export const TOPIC_Z_FULL = 5;
+/** Fewer live tags than this: no population to stand out from, no topic labels. */
+export const TOPIC_MIN_LABELS = 50;
+/** The most topic labels one query keeps (the best by z-score). */
+export const TOPIC_MAX_LABELS = 20;
+
 /** Best match over these fields; name and tags+capabilities vectors were measured and hurt (docs/relevance.md). */
 export const SEMANTIC_FIELDS = ['doc', 'description'] as const;
 /**
@@ -152,6 +169,8 @@ export interface RankingOptions {
    * relevance itself, so explore's counts do not depend on it (see applyTypeWeights).
    */
   typeWeights?: Readonly<Record<string, number>>;
+  /** Topic labels (benchmark ablation; on by default, needs the semantic signal). */
+  topics?: boolean;
 }
 
 export interface Match {
@@ -166,6 +185,8 @@ export interface Match {
   lexical: number;
   /** Raw best cosine similarity (before calibration). */
   cosine: number;
+  /** What the query's topic labels add (0 to TOPIC_WEIGHT, before fusion; topicBoost). */
+  topic: number;
 }
 
 export interface CandidateSignals {
@@ -176,6 +197,8 @@ export interface CandidateSignals {
   lexical: number;
   /** The lexical signal without the guesses' alternatives (typo corrections, related words). */
   typedLexical: number;
+  /** The entry's tags (for the topic labels); [] when no statement of the candidate read them. */
+  tags: string[];
 }
 
 export async function prepareQuery(
@@ -483,7 +506,7 @@ function lexicalSignalCtes(q: LexicalQuery): RawBuilder<unknown> {
  * lexeme): the lexical statement p50 9.9 -> 8.0 ms at 10k entries (docs/performance.md).
  */
 const CANDIDATE_ENTRIES = sql`ce AS MATERIALIZED (
-      SELECT e.identifier, e.type, e.rank_lexemes || '{}'::text[] AS rank_lexemes, e.rank_tf_name || '{}'::real[] AS rank_tf_name,
+      SELECT e.identifier, e.type, e.tags, e.rank_lexemes || '{}'::text[] AS rank_lexemes, e.rank_tf_name || '{}'::real[] AS rank_tf_name,
              e.rank_tf_other || '{}'::real[] AS rank_tf_other, e.rank_length
       FROM cand JOIN entries e ON e.identifier = cand.identifier)`;
 
@@ -496,6 +519,7 @@ function cosineSql(q: PreparedQuery, fields: readonly string[]): RawBuilder<unkn
 interface SignalRow {
   identifier: string;
   type: string | null;
+  tags: string[] | null;
   cosine: number | null;
   lexical: number | null;
   typed_lexical: number | null;
@@ -529,7 +553,7 @@ async function lexicalCandidates(db: Kysely<Database>, q: LexicalQuery, embedded
     cand AS (SELECT e.identifier FROM best_keys b JOIN entries e ON e.facet_key = b.entry_key),
     ${CANDIDATE_ENTRIES},
     ${lexicalSignalCtes(q)}
-    SELECT e.identifier, e.type, ${cosine} AS cosine, lx.lexical, lx.typed_lexical
+    SELECT e.identifier, e.type, e.tags, ${cosine} AS cosine, lx.lexical, lx.typed_lexical
     FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(db);
   return result.rows;
 }
@@ -565,7 +589,7 @@ async function vectorCandidates(db: Kysely<Database>, q: PreparedQuery, filter: 
       cand AS (SELECT f.identifier FROM (${found}) f WHERE f.identifier <> ALL(${[...known]}::text[])),
       ${CANDIDATE_ENTRIES},
       ${lexicalSignalCtes(q)}
-      SELECT e.identifier, e.type, ${cosineSql(q, fields)} AS cosine,
+      SELECT e.identifier, e.type, e.tags, ${cosineSql(q, fields)} AS cosine,
         ${lexical ? sql`coalesce(lx.lexical, 0)` : sql`NULL::float8`} AS lexical,
         ${lexical ? sql`coalesce(lx.typed_lexical, 0)` : sql`NULL::float8`} AS typed_lexical
       FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(trx);
@@ -578,7 +602,7 @@ async function candidateCosines(db: Kysely<Database>, q: PreparedQuery, identifi
   const fields = options.semanticFields ?? SEMANTIC_FIELDS;
   if (options.signals?.semantic === false || identifiers.length === 0) return [];
   const result = await sql<SignalRow>`${PREPARED_STATEMENT}
-    SELECT e.identifier, NULL::text AS type, ${cosineSql(q, fields)} AS cosine, NULL::float8 AS lexical, NULL::float8 AS typed_lexical
+    SELECT e.identifier, NULL::text AS type, NULL::text[] AS tags, ${cosineSql(q, fields)} AS cosine, NULL::float8 AS lexical, NULL::float8 AS typed_lexical
     FROM unnest(${[...identifiers]}::text[]) AS e(identifier)`.execute(db);
   return result.rows;
 }
@@ -604,7 +628,7 @@ async function namedCandidates(db: Kysely<Database>, q: PreparedQuery, names: Qu
   // Prefix: a byte-order range (':' + 1 is ';'), then the exact test.
   const prefixes = identifiers.map((id) => `${id}:`);
   const result = await sql<SignalRow>`
-    SELECT e.identifier, e.type, ${cosine} AS cosine, ${lexical} AS lexical, ${lexical} AS typed_lexical
+    SELECT e.identifier, e.type, e.tags, ${cosine} AS cosine, ${lexical} AS lexical, ${lexical} AS typed_lexical
     FROM (
       SELECT e.identifier FROM entries e WHERE e.identifier = ANY(${[...identifiers]}::text[]) AND e.deleted_at IS NULL AND ${filterToSql(filter)}
       UNION
@@ -618,6 +642,36 @@ async function namedCandidates(db: Kysely<Database>, q: PreparedQuery, names: Qu
          AND e.deleted_at IS NULL AND ${filterToSql(filter)} ORDER BY e.identifier LIMIT ${NAMED_PREFIX_LIMIT})
     ) n JOIN entries e ON e.identifier = n.identifier`.execute(db);
   return result.rows;
+}
+
+/**
+ * The query's topic labels: live tags (some live entry holds them) whose embedding's cosine with the query
+ * stands at least TOPIC_Z_FLOOR standard deviations above the mean over all live tags, with that z-score;
+ * at most TOPIC_MAX_LABELS, none with fewer than TOPIC_MIN_LABELS live tags. One sequential read of the
+ * tag vectors of the query's model (~800 rows for the demo corpus).
+ */
+export async function topicLabels(db: Kysely<Database>, q: PreparedQuery, options: RankingOptions = {}): Promise<Map<string, number>> {
+  if (options.topics === false || options.signals?.semantic === false) return new Map();
+  const result = await sql<{ tag: string; z: number }>`${PREPARED_STATEMENT}
+    WITH c AS MATERIALIZED (
+      SELECT t.tag, 1 - (${embeddingColumnSql(q, 't')} <=> ${vectorSql(q)}) AS cosine
+      FROM tag_vectors t JOIN facet_value_counts f ON f.field = 'tags' AND f.value = t.tag AND f.entries > 0
+      WHERE t.model = ${q.model}),
+    s AS (SELECT avg(cosine) AS mean, stddev_pop(cosine) AS sd, count(*) AS n FROM c)
+    SELECT c.tag, (c.cosine - s.mean) / s.sd AS z FROM c CROSS JOIN s
+    WHERE s.n >= ${TOPIC_MIN_LABELS} AND s.sd > 0 AND c.cosine >= s.mean + ${TOPIC_Z_FLOOR}::float8 * s.sd
+    ORDER BY z DESC, c.tag LIMIT ${TOPIC_MAX_LABELS}`.execute(db);
+  return new Map(result.rows.map((r) => [r.tag, Number(r.z)]));
+}
+
+/** What an entry with these tags gains from the query's topic labels: TOPIC_WEIGHT x its best label's share of the z range. */
+export function topicBoost(tags: readonly string[], topics: ReadonlyMap<string, number>): number {
+  let best = 0;
+  for (const tag of tags) {
+    const z = topics.get(tag);
+    if (z !== undefined) best = Math.max(best, Math.min(1, (z - TOPIC_Z_FLOOR) / (TOPIC_Z_FULL - TOPIC_Z_FLOOR)));
+  }
+  return TOPIC_WEIGHT * best;
 }
 
 /** urlKey() of query-text.ts in SQL, for a stored url (a test compares the two). */
@@ -644,8 +698,9 @@ function mergeSignals(rows: SignalRow[]): CandidateSignals[] {
   const out = new Map<string, CandidateSignals>();
   for (const r of rows) {
     const seen = out.get(r.identifier);
-    const row = seen ?? { identifier: r.identifier, type: null, cosine: 0, lexical: 0, typedLexical: 0 };
+    const row = seen ?? { identifier: r.identifier, type: null, cosine: 0, lexical: 0, typedLexical: 0, tags: [] };
     if (r.type !== null) row.type = r.type;
+    if (r.tags !== null) row.tags = r.tags;
     if (r.cosine !== null) row.cosine = Number(r.cosine);
     // Statements that both compute an entry's lexical signal agree; an identifier named in the query
     // (namedCandidates) can only raise it.
@@ -680,14 +735,21 @@ async function rankSignals(
  * and 0-100 score, best first, ties by identifier. Search pages through it; explore counts and groups it.
  */
 export async function findMatches(db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter, options: RankingOptions = {}): Promise<Match[]> {
-  return scoreCandidates(q, await rankSignals(db, q, filter, options), filter, options);
+  const [rows, topics] = await Promise.all([rankSignals(db, q, filter, options), topicLabels(db, q, options)]);
+  return scoreCandidates(q, rows, topics, filter, options);
 }
 
 /**
- * Signals to relevance: calibration, the corrections' semantic gate, fusion and the cutoff; best first, by
- * relevance x type weight when the filter leaves the types open (applyTypeWeights).
+ * Signals to relevance: calibration, the corrections' semantic gate, fusion with the topic labels and the
+ * cutoff; best first, by relevance x type weight when the filter leaves the types open (applyTypeWeights).
  */
-function scoreCandidates(q: Pick<PreparedQuery, 'unseenShare'>, rows: CandidateSignals[], filter: NormalisedFilter, options: RankingOptions): Match[] {
+function scoreCandidates(
+  q: Pick<PreparedQuery, 'unseenShare'>,
+  rows: CandidateSignals[],
+  topics: ReadonlyMap<string, number>,
+  filter: NormalisedFilter,
+  options: RankingOptions,
+): Match[] {
   const cutoff = options.cutoff ?? RELEVANCE_CUTOFF;
   const useSemantic = options.signals?.semantic !== false;
   const useLexical = options.signals?.lexical !== false;
@@ -698,8 +760,11 @@ function scoreCandidates(q: Pick<PreparedQuery, 'unseenShare'>, rows: CandidateS
     const semantic = useSemantic ? semanticSignal(r.cosine) : 0;
     // Without the semantic signal (benchmark ablation) there is nothing to agree with: corrections count.
     const lexical = !useLexical ? 0 : useSemantic ? gatedLexical(r.lexical, r.typedLexical, r.cosine, baseline) : r.lexical;
-    const relevance = fuse(semantic, lexical, weight);
-    if (relevance >= cutoff) out.push({ identifier: r.identifier, type: r.type, relevance, score: toScore(relevance), semantic, lexical, cosine: r.cosine });
+    const base = fuse(semantic, lexical, weight);
+    // A topic label reorders matches; it never makes one ("banana bread" stands out for the tag "fork").
+    const topic = base >= cutoff ? topicBoost(r.tags, topics) : 0;
+    const relevance = fuse(topic, base, 1);
+    if (relevance >= cutoff) out.push({ identifier: r.identifier, type: r.type, relevance, score: toScore(relevance), semantic, lexical, cosine: r.cosine, topic });
   }
   return applyTypeWeights(out.sort((a, b) => b.relevance - a.relevance || compareIdentifiers(a, b)), filter, options);
 }
@@ -766,6 +831,8 @@ export async function matchText(
   const q: PreparedQuery = { ...lexical, vector: await embedding };
   const namedRows = inSql(() => namedCandidates(db, q, namesIn(text), filter, options));
   namedRows.catch(() => undefined);
+  const topics = inSql(() => topicLabels(db, q, options));
+  topics.catch(() => undefined);
   let rows: SignalRow[];
   if (embeddedFirst) {
     const [lexicalFound, vectorRows] = await Promise.all([lexicalRows, inSql(() => vectorCandidates(db, q, filter, [], options))]);
@@ -780,8 +847,9 @@ export async function matchText(
     rows = [...lexicalFound, ...vectorRows, ...cosineRows];
   }
   rows.push(...(await namedRows));
+  const labels = await topics;
   timings?.observe('sql', sqlMs / 1000);
-  return scoreCandidates(q, mergeSignals(rows), filter, options);
+  return scoreCandidates(q, mergeSignals(rows), labels, filter, options);
 }
 
 /**

@@ -15,6 +15,8 @@ const api = createOpenApiBackend();
 const embeddedTextCount = (entries: CatalogEntry[]) =>
   entries.reduce((n, entry) => n + Object.values(entryEmbeddingTexts(entry)).filter((t) => t !== '').length, 0);
 const fixtureTextCount = FIXTURE_MANIFESTS.reduce((n, name) => n + embeddedTextCount(readFixture(name).entries as CatalogEntry[]), 0);
+// Each distinct tag is embedded once as well (tag_vectors, the topic labels of search).
+const fixtureTagCount = new Set(FIXTURE_MANIFESTS.flatMap((name) => (readFixture(name).entries as CatalogEntry[]).flatMap((e) => e.tags ?? []))).size;
 
 beforeAll(async () => {
   embedder = countingEmbedder();
@@ -40,7 +42,7 @@ describe('ingestion (idempotent upsert by identifier)', () => {
     const reports = await ingestFixtures(registry.ctx.db, embedder);
     expect(reports.map((r) => r.added)).toEqual(FIXTURE_MANIFESTS.map((name) => readFixture(name).entries.length));
     expect(reports.every((r) => r.rejected.length === 0 && r.updated === 0 && r.unchanged === 0)).toBe(true);
-    expect(embedder.entryTexts).toHaveLength(fixtureTextCount);
+    expect(embedder.entryTexts).toHaveLength(fixtureTextCount + fixtureTagCount);
     const stored = await getLiveEntry(registry.ctx.db, 'urn:air:noaa.gov:api:climate-data-online');
     // The API returns exactly what was ingested.
     expect(stored?.entry).toEqual(readFixture('noaa-weather-catalog.json').entries[0]);

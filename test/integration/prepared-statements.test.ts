@@ -42,8 +42,9 @@ describe('prepared search statements', () => {
     const first = await matchText(single.db, embedder, texts[0], normaliseFilter(undefined));
     for (const text of texts.slice(1)) await matchText(single.db, embedder, text, normaliseFilter(undefined));
     const statements = await prepared();
-    // Corrections, term statistics, lexical retrieval, vector retrieval, cosines of the lexical candidates.
-    expect(statements).toHaveLength(5);
+    // Corrections, term statistics, lexical retrieval, vector retrieval, cosines of the lexical candidates, topic labels.
+    expect(statements).toHaveLength(6);
+    expect(statements.some((s) => s.statement.includes('FROM tag_vectors'))).toBe(true);
     for (const s of statements) expect(s.name).toBe(preparedStatementName(s.statement));
     const vector = statements.find((s) => s.statement.includes('ORDER BY') && s.statement.includes('<=>') && !s.statement.includes('posting_hits'));
     expect(vector).toBeDefined();

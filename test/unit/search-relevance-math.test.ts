@@ -1,3 +1,4 @@
+import { tagLabelText } from '../../src/embedding/tag-vectors';
 import { expandQuery } from '../../src/search/query-text';
 import {
   adjacentPairs,
@@ -7,12 +8,17 @@ import {
   idf,
   lexicalMax,
   lexicalSignal,
+  RELEVANCE_CUTOFF,
   saturation,
   SEMANTIC_WEIGHT,
   semanticSignal,
   SEMANTIC_CEILING,
   SEMANTIC_FLOOR,
   toScore,
+  TOPIC_WEIGHT,
+  TOPIC_Z_FLOOR,
+  TOPIC_Z_FULL,
+  topicBoost,
   type Match,
   type QueryTerm,
 } from '../../src/search/relevance';
@@ -95,7 +101,7 @@ describe('fusion and the 0-100 score', () => {
 });
 
 describe('applyTypeWeights', () => {
-  const match = (identifier: string, relevance: number, type: string | null): Match => ({ identifier, relevance, score: toScore(relevance), type, semantic: 0, lexical: 0, cosine: 0 });
+  const match = (identifier: string, relevance: number, type: string | null): Match => ({ identifier, relevance, score: toScore(relevance), type, semantic: 0, lexical: 0, cosine: 0, topic: 0 });
   const weights = { 'application/paper': 0.5 };
 
   it('ranks and scores by relevance x the type weight; unlisted, unknown and prototype-named types weigh 1; ties by identifier', () => {
@@ -127,5 +133,46 @@ describe('adjacentPairs', () => {
     ]);
     // "agent's" tokenizes as agent + s; "k8s" expands to kubernetes (not typed); "node.js" is not letters only.
     expect(adjacentPairs(expandQuery("my agent's k8s node.js")).map((p) => p.joined)).toEqual(['myagent']);
+  });
+});
+
+describe('topicBoost (topic labels, relevance6)', () => {
+  const topics = new Map([
+    ['weather-api', TOPIC_Z_FULL + 1],
+    ['forecasting', (TOPIC_Z_FLOOR + TOPIC_Z_FULL) / 2],
+    ['travel', TOPIC_Z_FLOOR],
+  ]);
+
+  it('is TOPIC_WEIGHT x the best label share of the z range from TOPIC_Z_FLOOR (0) to TOPIC_Z_FULL (1), capped at 1', () => {
+    expect(topicBoost(['weather-api'], topics)).toBeCloseTo(TOPIC_WEIGHT, 12);
+    expect(topicBoost(['forecasting'], topics)).toBeCloseTo(TOPIC_WEIGHT / 2, 12);
+    expect(topicBoost(['travel'], topics)).toBe(0);
+    // The best of the entry's labels counts, not their sum.
+    expect(topicBoost(['travel', 'forecasting', 'weather-api'], topics)).toBeCloseTo(TOPIC_WEIGHT, 12);
+    expect(topicBoost(['forecasting', 'travel'], topics)).toBeCloseTo(TOPIC_WEIGHT / 2, 12);
+  });
+
+  it('is 0 for an entry without any of the labels, for no labels, and for no tags', () => {
+    expect(topicBoost(['database', 'sql'], topics)).toBe(0);
+    expect(topicBoost(['weather-api'], new Map())).toBe(0);
+    expect(topicBoost([], topics)).toBe(0);
+  });
+
+  it('fuses with the other signals as a noisy OR', () => {
+    expect(fuse(topicBoost(['weather-api'], topics), 0.5, 1)).toBeCloseTo(0.5 + TOPIC_WEIGHT * 0.5, 12);
+    expect(fuse(topicBoost(['forecasting'], topics), RELEVANCE_CUTOFF, 1)).toBeCloseTo(RELEVANCE_CUTOFF + (TOPIC_WEIGHT / 2) * (1 - RELEVANCE_CUTOFF), 12);
+  });
+});
+
+describe('tagLabelText', () => {
+  it.each([
+    ['weather-api', 'weather api'],
+    ['region:us', 'region us'],
+    ['ai_ml', 'ai ml'],
+    ['node.js', 'node js'],
+    ['Korea Weather Forecast', 'Korea Weather Forecast'],
+    ['--', ''],
+  ])('%s -> %s', (tag, text) => {
+    expect(tagLabelText(tag)).toBe(text);
   });
 });
