@@ -19,6 +19,8 @@ export function tagLabelText(tag: string): string {
  * embedder's model yet. Returns how many it added.
  */
 export async function fillTagVectors(db: Kysely<Database>, embedder: Embedder, tags?: readonly string[]): Promise<number> {
+  // An ingest that changed nothing (a re-crawl) brings no tags: no round trip.
+  if (tags !== undefined && tags.length === 0) return 0;
   const missing = await missingTags(db, embedder.id, tags);
   let added = 0;
   for (let i = 0; i < missing.length; i += TAG_BATCH) {

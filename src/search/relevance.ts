@@ -761,10 +761,12 @@ function scoreCandidates(
     // Without the semantic signal (benchmark ablation) there is nothing to agree with: corrections count.
     const lexical = !useLexical ? 0 : useSemantic ? gatedLexical(r.lexical, r.typedLexical, r.cosine, baseline) : r.lexical;
     const base = fuse(semantic, lexical, weight);
-    // A topic label reorders matches; it never makes one ("banana bread" stands out for the tag "fork").
-    const topic = base >= cutoff ? topicBoost(r.tags, topics) : 0;
+    // The cutoff reads the relevance without the topic labels: a label reorders matches, it never makes one
+    // ("banana bread" stands out for the tag "fork").
+    if (base < cutoff) continue;
+    const topic = topicBoost(r.tags, topics);
     const relevance = fuse(topic, base, 1);
-    if (relevance >= cutoff) out.push({ identifier: r.identifier, type: r.type, relevance, score: toScore(relevance), semantic, lexical, cosine: r.cosine, topic });
+    out.push({ identifier: r.identifier, type: r.type, relevance, score: toScore(relevance), semantic, lexical, cosine: r.cosine, topic });
   }
   return applyTypeWeights(out.sort((a, b) => b.relevance - a.relevance || compareIdentifiers(a, b)), filter, options);
 }
