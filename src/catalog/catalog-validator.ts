@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { findJsonProblem } from '../storable-text';
 
 export const OPENAPI_DIR = resolveOpenapiDir();
 export const CATALOG_SCHEMA_PATH = path.join(OPENAPI_DIR, 'ai-catalog.schema.json');
@@ -45,14 +46,21 @@ function load() {
 /** Problems with the manifest itself (not its entries); empty when the envelope is valid. */
 export function validateManifestEnvelope(manifest: unknown): string[] {
   const { manifestShape } = load();
-  if (manifestShape(manifest)) return [];
-  return (manifestShape.errors ?? []).map((e) => describeError(e, 'manifest'));
+  if (!manifestShape(manifest)) return (manifestShape.errors ?? []).map((e) => describeError(e, 'manifest'));
+  const host = (manifest as { host?: unknown }).host;
+  return unstorable(host, 'manifest.host');
 }
 
 export function validateCatalogEntry(entry: unknown): string[] {
   const { entry: validate } = load();
-  if (validate(entry)) return [];
-  return summarise(validate.errors ?? []).map((e) => describeError(e, 'entry'));
+  if (!validate(entry)) return summarise(validate.errors ?? []).map((e) => describeError(e, 'entry'));
+  return unstorable(entry, 'entry');
+}
+
+/** Text valid to the schema that PostgreSQL cannot store as sent (storable-text.ts). */
+function unstorable(value: unknown, root: string): string[] {
+  const found = findJsonProblem(value, root);
+  return found ? [`${found.at} ${found.problem}, which cannot be stored`] : [];
 }
 
 /** Ajv reports each failed oneOf branch; keep the one error a publisher needs to read. */

@@ -2,6 +2,7 @@
 // bodies and query strings, checked before any handler sees them.
 import type { RequestHandler } from 'express';
 import { InvalidArgumentError, ServiceUnavailableError } from '../errors';
+import { findJsonProblem } from '../storable-text';
 
 /** Deeper than any ARD request (a filter is 3 levels); parsers and validators recurse per level. */
 export const MAX_JSON_DEPTH = 32;
@@ -25,9 +26,9 @@ export function requestDeadline(timeoutMs: number): RequestHandler {
 }
 
 /**
- * Rejects JSON nested deeper than MAX_JSON_DEPTH and strings holding NUL (U+0000), which
- * PostgreSQL text cannot store and which no catalog field needs. Runs after express.json; the walk
- * stops at the first violation, so a hostile 60-kB `[[[[...` costs one pass.
+ * Rejects JSON nested deeper than MAX_JSON_DEPTH, and strings or keys holding text PostgreSQL
+ * cannot store as sent (NUL, an unpaired surrogate: storable-text.ts), naming the field. Runs after
+ * express.json; the walk stops at the first violation, so a hostile 60-kB `[[[[...` costs one pass.
  */
 export function jsonShapeGuard(): RequestHandler {
   return (req, _res, next) => {
@@ -36,20 +37,9 @@ export function jsonShapeGuard(): RequestHandler {
   };
 }
 
-export function describeShapeProblem(value: unknown, where: string): string | null {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
-  while (stack.length > 0) {
-    const { value: current, depth } = stack.pop()!;
-    if (typeof current === 'string') {
-      if (current.includes('\u0000')) return `${where} contains a NUL character (U+0000), which is not accepted`;
-      continue;
-    }
-    if (current === null || typeof current !== 'object') continue;
-    if (depth >= MAX_JSON_DEPTH) return `${where} is nested deeper than ${MAX_JSON_DEPTH} levels`;
-    for (const [key, child] of Object.entries(current)) {
-      if (key.includes('\u0000')) return `${where} contains a NUL character (U+0000), which is not accepted`;
-      stack.push({ value: child, depth: depth + 1 });
-    }
-  }
-  return null;
+function describeShapeProblem(value: unknown, where: string): string | null {
+  const found = findJsonProblem(value, '', MAX_JSON_DEPTH);
+  if (!found) return null;
+  if (found.kind === 'depth') return `${where} ${found.problem}`;
+  return `${where}${found.at ? ` (${found.at})` : ''} ${found.problem}, which is not accepted`;
 }

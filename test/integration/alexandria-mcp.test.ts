@@ -202,6 +202,20 @@ describe.each(['in-memory', 'http'] as const)('Alexandria tools on the registry 
     }
   });
 
+  it('text PostgreSQL cannot store never reaches it: search reads NUL and an unpaired surrogate as a word break, get_resource calls the id malformed', async () => {
+    const plain = await search({ query: 'memory' });
+    expect(plain.results.length).toBeGreaterThan(0);
+    for (const query of ['memory \u0000', 'memory \udfff']) {
+      // The character still reaches the embedder, which moves scores by a point or two, not the top.
+      expect((await search({ query })).results.slice(0, 3).map((r) => r.id)).toEqual(plain.results.slice(0, 3).map((r) => r.id));
+    }
+    for (const id of ['arxiv:2305.10250\u0000', 'arxiv:2305.10250\udfff']) {
+      const result = await call('get_resource', { id });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/^malformed resource id/);
+    }
+  });
+
   it('list_topics: the 24 topics with live counts from the store, highest first, taxonomy order on ties', async () => {
     const result = await call('list_topics');
     expect(result.isError).toBeFalsy();

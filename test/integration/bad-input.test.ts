@@ -51,6 +51,23 @@ describe('POST /search edge cases', () => {
     expectNamedClientError(inFilter, /NUL character/);
   });
 
+  // Found by the property above (CI, seed -1948776459): {"updatedAt":"\udfff"} reached PostgreSQL's
+  // jsonb parser, which refuses an unpaired surrogate escape, and came back as a 500.
+  it('unpaired UTF-16 surrogates are rejected with 400 naming them, wherever they are', async () => {
+    const bodies = [
+      '{"query":{"text":"!","filter":{"updatedAt":"\\udfff"}}}',
+      '{"query":{"text":"weather \\ud83d"}}',
+      '{"query":{"text":"x","filter":{"tags":["ok","\\udc00\\ud800"]}}}',
+      '{"query":{"text":"x","filter":{"metadata.\\udfff":"a"}}}',
+    ];
+    for (const body of bodies) expectNamedClientError(await registry.post('/search', body), /unpaired UTF-16 surrogate/);
+    expectNamedClientError(await registry.post('/explore', bodies[0]), /unpaired UTF-16 surrogate/);
+    // A query string cannot carry one (UTF-8 has no encoding for it): the bytes that would are decoded as U+FFFD.
+    expect((await registry.get('/agents?filter=displayName%20%3D%20%22%ED%BF%BF%22')).status).toBe(200);
+    // A pair is a character like any other.
+    expect((await registry.post('/search', '{"query":{"text":"weather \\ud83c\\udf27","filter":{"updatedAt":"\\ud83c\\udf27"}}}')).status).toBe(200);
+  });
+
   it('a 1 MB body is rejected with 413 naming the limit, a 2001-character query with 400', async () => {
     const huge = await registry.post('/search', { query: { text: 'x'.repeat(1024 * 1024) } });
     expect(huge.status).toBe(413);

@@ -97,6 +97,34 @@ describe('ingestion (idempotent upsert by identifier)', () => {
     expect((await getLiveEntry(registry.ctx.db, 'urn:air:fresh.example:mcp:new'))?.entry.displayName).toBe('Fresh Entry');
   });
 
+  it('an entry holding text PostgreSQL cannot store (NUL, an unpaired surrogate) is rejected naming the field; the rest are stored', async () => {
+    const entry = (name: string, extra: Record<string, unknown>) => ({
+      identifier: `urn:air:text.example:mcp:${name}`, displayName: name, type: 'application/mcp-server-card+json', url: `https://text.example/${name}`, ...extra,
+    });
+    const manifest = JSON.parse(`{"specVersion":"1.0","entries":[
+      ${JSON.stringify(entry('nul', { description: 'a\u0000b' }))},
+      ${JSON.stringify(entry('surrogate', { metadata: { note: 'x' } })).replace('"x"', '"\\udfff"')},
+      ${JSON.stringify(entry('surrogate-tag', { tags: ['ok'] })).replace('"ok"', '"\\ud83d"')},
+      ${JSON.stringify(entry('surrogate-key', { metadata: { k: 1 } })).replace('"k"', '"\\udc00"')},
+      ${JSON.stringify(entry('emoji', { description: 'rain \ud83c\udf27' }))}
+    ]}`);
+    const report = await ingestManifest(deps(), manifest, { origin: 'file:text' });
+    expect(report.added).toBe(1);
+    expect(report.rejected).toEqual([
+      { index: 0, identifier: 'urn:air:text.example:mcp:nul', reason: 'entry.description contains a NUL character (U+0000), which cannot be stored' },
+      { index: 1, identifier: 'urn:air:text.example:mcp:surrogate', reason: 'entry.metadata.note contains an unpaired UTF-16 surrogate (\\udfff), which cannot be stored' },
+      { index: 2, identifier: 'urn:air:text.example:mcp:surrogate-tag', reason: 'entry.tags[0] contains an unpaired UTF-16 surrogate (\\ud83d), which cannot be stored' },
+      { index: 3, identifier: 'urn:air:text.example:mcp:surrogate-key', reason: 'a key in entry.metadata contains an unpaired UTF-16 surrogate (\\udc00), which cannot be stored' },
+    ]);
+    expect((await getLiveEntry(registry.ctx.db, 'urn:air:text.example:mcp:emoji'))?.entry.description).toBe('rain \u{1F327}');
+    expect(await getLiveEntry(registry.ctx.db, 'urn:air:text.example:mcp:surrogate')).toBeNull();
+    // The manifest's host is stored with every entry: such text there refuses the manifest, naming it.
+    const badHost = JSON.parse('{"specVersion":"1.0","host":{"displayName":"Text \\udfff Example"},"entries":[]}');
+    await expect(ingestManifest(deps(), badHost, { origin: 'file:host' })).rejects.toThrow(
+      'file:host is not a valid ai-catalog manifest: manifest.host.displayName contains an unpaired UTF-16 surrogate (\\udfff), which cannot be stored',
+    );
+  });
+
   it('a duplicate identifier within one manifest: the first is stored, the second rejected with the reason', async () => {
     const first = { identifier: 'urn:air:dup.example:mcp:one', displayName: 'First Copy', type: 'application/mcp-server-card+json', url: 'https://dup.example/1' };
     const report = await ingestManifest(deps(), { specVersion: '1.0', entries: [first, { ...first, displayName: 'Second Copy' }] }, { origin: 'file:dup' });

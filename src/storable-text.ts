@@ -1,0 +1,50 @@
+// Text PostgreSQL cannot store as it was sent: NUL (U+0000), which text and jsonb refuse, and an
+// unpaired UTF-16 surrogate (JSON's "\udfff"), which is no Unicode character: jsonb refuses its
+// escape, and as text it would be stored as U+FFFD, not as what was sent. Both the HTTP guards and
+// the catalog validator reject such text naming where it is, before anything reaches a statement.
+
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** What in `text` cannot be stored, as a phrase ("a NUL character (U+0000)"); null when nothing. */
+export function unstorableCharacter(text: string): string | null {
+  if (text.includes('\u0000')) return 'a NUL character (U+0000)';
+  const surrogate = UNPAIRED_SURROGATE.exec(text);
+  if (surrogate) return `an unpaired UTF-16 surrogate (\\u${surrogate[0].charCodeAt(0).toString(16)})`;
+  return null;
+}
+
+export interface JsonProblem {
+  kind: 'text' | 'depth';
+  /** Where: a path under `root` ("entry.tags[0]"), "a key in <path>", or `root` itself. */
+  at: string;
+  /** What, as a predicate: "contains a NUL character (U+0000)", "is nested deeper than 32 levels". */
+  problem: string;
+}
+
+/**
+ * The first string or key in a parsed JSON value holding text that cannot be stored, or the first
+ * object or array deeper than `maxDepth`. An explicit stack, so hostile nesting costs one pass.
+ */
+export function findJsonProblem(value: unknown, root: string, maxDepth = Number.POSITIVE_INFINITY): JsonProblem | null {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, path, depth } = stack.pop()!;
+    if (typeof current === 'string') {
+      const character = unstorableCharacter(current);
+      if (character) return { kind: 'text', at: path, problem: `contains ${character}` };
+      continue;
+    }
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= maxDepth) return { kind: 'depth', at: path, problem: `is nested deeper than ${maxDepth} levels` };
+    const isArray = Array.isArray(current);
+    for (const [key, child] of Object.entries(current)) {
+      if (!isArray) {
+        const character = unstorableCharacter(key);
+        if (character) return { kind: 'text', at: path ? `a key in ${path}` : 'a key', problem: `contains ${character}` };
+      }
+      const childPath = isArray ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+      stack.push({ value: child, path: childPath, depth: depth + 1 });
+    }
+  }
+  return null;
+}
