@@ -297,6 +297,7 @@ const RANKERS: Ranker[] = [
   { name: '- expansions', options: { ...PRODUCTION_RANKING, expansions: false } },
   withoutTypeWeights,
   { name: '- topic labels', options: { ...PRODUCTION_RANKING, topics: false } },
+  { name: '- minimum matches', options: { ...PRODUCTION_RANKING, minimumMatches: 0 } },
   { name: 'semantic: doc only', options: { ...PRODUCTION_RANKING, semanticFields: ['doc'] } },
   ...benchSignals.map((s) => ({ name: s.name, rank: s.rank.bind(s) })),
 ];

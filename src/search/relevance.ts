@@ -56,6 +56,17 @@ export const SEMANTIC_BASELINE_DEPTH = 100;
  * query instead of 0.9, so it stays 0.25.
  */
 export const RELEVANCE_CUTOFF = 0.25;
+/**
+ * Minimum matches (docs/relevance.md): a query whose text brings fewer than MINIMUM_MATCHES entries to
+ * RELEVANCE_CUTOFF also gets its best candidates, by relevance, down to RELEVANCE_FLOOR, up to MINIMUM_MATCHES
+ * in all (matchThreshold). Long, specific needs ("which cargo ships are anchored off Rotterdam right now")
+ * got an empty answer while their entry stood first at 0.24. Which entries fill depends on the text alone,
+ * never on the filter, so the matched set under a filter is the unfiltered one narrowed by it and /explore's
+ * count for a value is what filtering on it returns. 3 and 0.15: the most results and the lowest floor that
+ * keep the cutoff's rule (the off-topic queries keep fewer than 3 results on average: 2.6 here).
+ */
+export const MINIMUM_MATCHES = 3;
+export const RELEVANCE_FLOOR = 0.15;
 /** BM25 parameters (the usual defaults). */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
@@ -101,6 +112,8 @@ export const HNSW_EF_SEARCH = 200;
  * up to TOPIC_WEIGHT, in full from TOPIC_Z_FULL, fused like a third signal (noisy OR). Relative to the other
  * tags, not absolute: USE-lite gives every short label a cosine of 0.3-0.6 with any sentence, so only a
  * label that stands out says something. Fitted on the dev half: weight 0.2-0.5, floor 2.5-3.5, full 4-5.
+ * A label is a guess about which sense the query means: its lift counts by the entry's semanticAgreement,
+ * as a typo correction's does ("banana bread" stands out for the tag "fork", which GitHub's server holds).
  */
 export const TOPIC_WEIGHT = 0.3;
 export const TOPIC_Z_FLOOR = 3;
@@ -171,6 +184,8 @@ export interface RankingOptions {
   typeWeights?: Readonly<Record<string, number>>;
   /** Topic labels (benchmark ablation; on by default, needs the semantic signal). */
   topics?: boolean;
+  /** MINIMUM_MATCHES (benchmark ablation and tests: 0 makes the cutoff fixed). */
+  minimumMatches?: number;
 }
 
 export interface Match {
@@ -185,7 +200,7 @@ export interface Match {
   lexical: number;
   /** Raw best cosine similarity (before calibration). */
   cosine: number;
-  /** What the query's topic labels add (0 to TOPIC_WEIGHT, before fusion; topicBoost). */
+  /** What the query's topic labels add (0 to TOPIC_WEIGHT, before fusion): topicBoost x semanticAgreement. */
   topic: number;
 }
 
@@ -426,14 +441,21 @@ export function semanticWeight(unseen: number): number {
 }
 
 /**
+ * How far a guess about an entry (a typo correction, a related word, a topic label) may count: 0 at or
+ * below the query's semantic baseline (the median of its best candidate cosines), 1 from
+ * CORRECTION_AGREEMENT_SPAN above it, linear between.
+ */
+export function semanticAgreement(cosine: number, baseline: number): number {
+  return Math.min(1, Math.max(0, (cosine - baseline) / CORRECTION_AGREEMENT_SPAN));
+}
+
+/**
  * The lexical signal with the typo corrections' share gated by semantic agreement: the part owed to
- * corrections (lexical - typedLexical) counts by how far the entry's cosine stands above the query's
- * baseline (the median of its best candidate cosines), in full from CORRECTION_AGREEMENT_SPAN above it.
+ * corrections (lexical - typedLexical) counts by the entry's semanticAgreement.
  */
 export function gatedLexical(lexical: number, typedLexical: number, cosine: number, baseline: number): number {
   const corrected = Math.max(0, lexical - typedLexical);
-  const agreement = Math.min(1, Math.max(0, (cosine - baseline) / CORRECTION_AGREEMENT_SPAN));
-  return Math.min(lexical, typedLexical + corrected * agreement);
+  return Math.min(lexical, typedLexical + corrected * semanticAgreement(cosine, baseline));
 }
 
 /** The median of the best `depth` values (the query's semantic baseline); 0 for none. */
@@ -731,43 +753,100 @@ async function rankSignals(
 }
 
 /**
- * The matched set for (prepared query, filter): every entry at or above the cutoff with its relevance
- * and 0-100 score, best first, ties by identifier. Search pages through it; explore counts and groups it.
+ * The matched set for (prepared query, filter): every entry at or above the cutoff (and, for a query with
+ * fewer than MINIMUM_MATCHES of those, the best ones down to RELEVANCE_FLOOR) with its relevance and 0-100
+ * score, best first, ties by identifier. Search pages through it; explore counts and groups it.
  */
 export async function findMatches(db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter, options: RankingOptions = {}): Promise<Match[]> {
   const [rows, topics] = await Promise.all([rankSignals(db, q, filter, options), topicLabels(db, q, options)]);
-  return scoreCandidates(q, rows, topics, filter, options);
+  return scoreCandidates(db, q, rows, topics, filter, options);
 }
 
-/**
- * Signals to relevance: calibration, the corrections' semantic gate, fusion with the topic labels and the
- * cutoff; best first, by relevance x type weight when the filter leaves the types open (applyTypeWeights).
- */
-function scoreCandidates(
-  q: Pick<PreparedQuery, 'unseenShare'>,
-  rows: CandidateSignals[],
-  topics: ReadonlyMap<string, number>,
-  filter: NormalisedFilter,
-  options: RankingOptions,
-): Match[] {
-  const cutoff = options.cutoff ?? RELEVANCE_CUTOFF;
+/** A candidate's signals after calibration and the corrections' semantic gate, and its relevance with the topic labels. */
+interface ScoredCandidate {
+  identifier: string;
+  row: CandidateSignals;
+  semantic: number;
+  lexical: number;
+  /** The relevance without the topic labels: what the cutoff reads. */
+  base: number;
+  topic: number;
+  relevance: number;
+}
+
+function scoreSignals(q: Pick<PreparedQuery, 'unseenShare'>, rows: CandidateSignals[], topics: ReadonlyMap<string, number>, options: RankingOptions): ScoredCandidate[] {
   const useSemantic = options.signals?.semantic !== false;
   const useLexical = options.signals?.lexical !== false;
   const baseline = baselineCosine(rows.map((r) => r.cosine));
   const weight = semanticWeight(q.unseenShare);
-  const out: Match[] = [];
-  for (const r of rows) {
-    const semantic = useSemantic ? semanticSignal(r.cosine) : 0;
+  return rows.map((row) => {
+    const semantic = useSemantic ? semanticSignal(row.cosine) : 0;
     // Without the semantic signal (benchmark ablation) there is nothing to agree with: corrections count.
-    const lexical = !useLexical ? 0 : useSemantic ? gatedLexical(r.lexical, r.typedLexical, r.cosine, baseline) : r.lexical;
+    const lexical = !useLexical ? 0 : useSemantic ? gatedLexical(row.lexical, row.typedLexical, row.cosine, baseline) : row.lexical;
     const base = fuse(semantic, lexical, weight);
-    // The cutoff reads the relevance without the topic labels: a label reorders matches, it never makes one
-    // ("banana bread" stands out for the tag "fork").
-    if (base < cutoff) continue;
-    const topic = topicBoost(r.tags, topics);
-    const relevance = fuse(topic, base, 1);
-    out.push({ identifier: r.identifier, type: r.type, relevance, score: toScore(relevance), semantic, lexical, cosine: r.cosine, topic });
+    // A label lifts a match freely. An entry under RELEVANCE_CUTOFF has no evidence of its own, and there a
+    // label is a guess like a correction: it counts by the entry's semantic agreement ("banana bread" stands
+    // out for the tag "fork", which GitHub's server holds). The production cutoff, whatever options.cutoff
+    // says, so the benchmark's uncut list shows production relevance.
+    const labelled = topicBoost(row.tags, topics);
+    const topic = base >= RELEVANCE_CUTOFF ? labelled : labelled * semanticAgreement(row.cosine, baseline);
+    return { identifier: row.identifier, row, semantic, lexical, base, topic, relevance: fuse(topic, base, 1) };
+  });
+}
+
+/**
+ * What a candidate needs to be matched: base relevance (without the topic labels) at the cutoff, or, when
+ * fewer than MINIMUM_MATCHES candidates reach it, to be one of the MINIMUM_MATCHES best by relevance (topic
+ * labels included; ties by identifier) among those at RELEVANCE_FLOOR or above: `fill`, which depends on the
+ * query text alone (scoreCandidates).
+ */
+export interface MatchThreshold {
+  cutoff: number;
+  fill: ReadonlySet<string>;
+}
+
+export function matchThreshold(
+  candidates: ReadonlyArray<{ identifier: string; base: number; relevance: number }>,
+  options: Pick<RankingOptions, 'cutoff' | 'minimumMatches'> = {},
+): MatchThreshold {
+  const cutoff = options.cutoff ?? RELEVANCE_CUTOFF;
+  const minimum = options.minimumMatches ?? MINIMUM_MATCHES;
+  if (minimum <= 0 || candidates.filter((c) => c.base >= cutoff).length >= minimum) return { cutoff, fill: new Set() };
+  const best = candidates
+    .filter((c) => c.relevance >= RELEVANCE_FLOOR)
+    .sort((a, b) => b.relevance - a.relevance || compareIdentifiers(a, b))
+    .slice(0, minimum);
+  return { cutoff, fill: new Set(best.map((c) => c.identifier)) };
+}
+
+export function isMatched(c: { identifier: string; base: number }, threshold: MatchThreshold): boolean {
+  return c.base >= threshold.cutoff || threshold.fill.has(c.identifier);
+}
+
+/**
+ * Signals to relevance: calibration, the corrections' semantic gate, fusion with the topic labels, the
+ * threshold; best first, by relevance x type weight when the filter leaves the types open (applyTypeWeights).
+ * The cutoff reads the relevance without the topic labels: a label reorders matches, it never lifts one over
+ * the cutoff ("banana bread" stands out for the tag "fork"). The threshold depends on the text alone: when a
+ * filtered query's own candidates would lower it, those of the text without the filter are retrieved to find
+ * it (only then: a threshold the cutoff alone meets is not changed by more candidates).
+ */
+async function scoreCandidates(
+  db: Kysely<Database>,
+  q: PreparedQuery,
+  rows: CandidateSignals[],
+  topics: ReadonlyMap<string, number>,
+  filter: NormalisedFilter,
+  options: RankingOptions,
+): Promise<Match[]> {
+  const scored = scoreSignals(q, rows, topics, options);
+  let threshold = matchThreshold(scored, options);
+  if (threshold.fill.size > 0 && filter.length > 0) {
+    threshold = matchThreshold(scoreSignals(q, await rankSignals(db, q, [], options), topics, options), options);
   }
+  const out: Match[] = scored
+    .filter((c) => isMatched(c, threshold))
+    .map(({ row, semantic, lexical, topic, relevance }) => ({ identifier: row.identifier, type: row.type, relevance, score: toScore(relevance), semantic, lexical, cosine: row.cosine, topic }));
   return applyTypeWeights(out.sort((a, b) => b.relevance - a.relevance || compareIdentifiers(a, b)), filter, options);
 }
 
@@ -851,7 +930,7 @@ export async function matchText(
   rows.push(...(await namedRows));
   const labels = await topics;
   timings?.observe('sql', sqlMs / 1000);
-  return scoreCandidates(q, mergeSignals(rows), labels, filter, options);
+  return scoreCandidates(db, q, mergeSignals(rows), labels, filter, options);
 }
 
 /**

@@ -1,6 +1,7 @@
 // Hybrid ranking sanity over the demo corpus: the lexical signal makes exact names win, the vector
 // signal finds paraphrases with no shared word, and the relevance cutoff drops what is unrelated.
 import { sql } from 'kysely';
+import { findMatches, MINIMUM_MATCHES, prepareQuery, RELEVANCE_CUTOFF } from '../../src/search/relevance';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 
 let registry: TestRegistry;
@@ -41,15 +42,28 @@ describe('hybrid ranking (ARD §7.2)', () => {
     expect(results.slice(0, 3).map((r) => r.identifier)).toContain(wikipedia);
   });
 
-  it('a query about nothing in the corpus returns no results because of the relevance cutoff', async () => {
-    expect(await search('purple elephant dancing ballet')).toEqual([]);
-    expect(await search('look at the cats')).toEqual([]);
-    expect(await search('banana bread recipe with walnuts')).toEqual([]);
+  // Nothing reaches the cutoff for these; a query with fewer than MINIMUM_MATCHES such entries still gets
+  // its best candidates down to RELEVANCE_FLOOR, each scored as what it is: weak.
+  const cutoffOnly = async (text: string) =>
+    findMatches(registry.ctx.db, await prepareQuery(registry.ctx.db, registry.ctx.embedder, text), [], { minimumMatches: 0 });
+
+  it('a query about nothing in the corpus brings nothing to the relevance cutoff, and gets at most MINIMUM_MATCHES weak results', async () => {
+    for (const text of ['purple elephant dancing ballet', 'look at the cats', 'banana bread recipe with walnuts']) {
+      expect(await cutoffOnly(text)).toEqual([]);
+      const results = await search(text);
+      expect(results.length).toBeLessThanOrEqual(MINIMUM_MATCHES);
+      expect(results.every((r) => r.score < RELEVANCE_CUTOFF * 100)).toBe(true);
+    }
   });
 
   it('an ordinary word the corpus lacks is not "corrected" into an unrelated word ("look" -> "lookups", "cats" -> "chats")', async () => {
     // Each of these words is one trigram-similar step from a corpus word; none is a typo of it.
-    for (const text of ['look at the cats', 'purple elephant dancing ballet']) expect(await search(text)).toEqual([]);
+    for (const text of ['look at the cats', 'purple elephant dancing ballet']) {
+      expect(await cutoffOnly(text)).toEqual([]);
+      const results = await search(text);
+      expect(results.length).toBeLessThanOrEqual(MINIMUM_MATCHES);
+      expect(results.every((r) => r.score < RELEVANCE_CUTOFF * 100)).toBe(true);
+    }
   });
 
   it('a related word counts only with semantic agreement ("pictures" -> "images" does not find container-image tools)', async () => {
@@ -57,12 +71,16 @@ describe('hybrid ranking (ARD §7.2)', () => {
     // ("pictures" means "images" now, so this query is no longer about nothing: at most a weak neighbour stays.)
     const results = await search('look at pictures of cats');
     expect(results.map((r) => r.identifier)).not.toContain('urn:air:github.com:StacklokLabs:ocireg-mcp');
-    expect(results.length).toBeLessThanOrEqual(1);
+    expect(results.length).toBeLessThanOrEqual(MINIMUM_MATCHES);
     expect(results.every((r) => r.score < 40)).toBe(true);
+    expect((await cutoffOnly('look at pictures of cats')).length).toBeLessThanOrEqual(1);
   });
 
   it('gibberish returns nothing or almost nothing', async () => {
-    expect((await search('xqzvbl frobnicate wug')).length).toBeLessThanOrEqual(2);
+    expect((await cutoffOnly('xqzvbl frobnicate wug')).length).toBeLessThanOrEqual(2);
+    const results = await search('xqzvbl frobnicate wug');
+    expect(results.length).toBeLessThanOrEqual(MINIMUM_MATCHES);
+    expect(results.every((r) => r.score < 40)).toBe(true);
   });
 
   it('a host name the corpus does not hold finds the product named in it ("stripe.com", "mcp.morningstar.com")', async () => {

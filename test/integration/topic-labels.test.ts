@@ -7,10 +7,13 @@ import { fillTagVectors, tagLabelText } from '../../src/embedding/tag-vectors';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
 import { normaliseFilter } from '../../src/search/query-filter';
 import {
+  baselineCosine,
   findMatches,
   fuse,
   matchText,
   prepareQuery,
+  RELEVANCE_CUTOFF,
+  semanticAgreement,
   TOPIC_MAX_LABELS,
   TOPIC_MIN_LABELS,
   TOPIC_Z_FLOOR,
@@ -104,23 +107,45 @@ describe('topic labels', () => {
     }
   });
 
-  it('reorder the matched set but never change it ("banana bread" stands out for the tag "fork")', async () => {
+  it('never lift an entry over the cutoff: the matched set at the cutoff is the same with and without them', async () => {
     for (const text of ['book a cheap seat to Tokyo in March', 'banana bread recipe with walnuts', 'will I need an umbrella in Oslo tomorrow']) {
       const q = await prepareQuery(demo.db, embedder, text);
-      const withTopics = await findMatches(demo.db, q, none);
-      const without = await findMatches(demo.db, q, none, { topics: false });
-      expect(withTopics.map((m) => m.identifier).sort()).toEqual(without.map((m) => m.identifier).sort());
+      const atCutoff = async (topics: boolean) => (await findMatches(demo.db, q, none, { minimumMatches: 0, topics })).map((m) => m.identifier).sort();
+      expect(await atCutoff(true)).toEqual(await atCutoff(false));
       // POST /search's pipelined path agrees.
+      const withTopics = await findMatches(demo.db, q, none);
       const pipelined = await matchText(demo.db, embedder, text, none);
       expect(pipelined.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(withTopics.map((m) => [m.identifier, m.relevance.toFixed(12)]));
     }
-    expect((await topicLabels(demo.db, await prepareQuery(demo.db, embedder, 'banana bread recipe with walnuts'))).has('fork')).toBe(true);
     const kiwi = 'urn:air:github.com:alpic-ai:kiwi-mcp-server-public';
     const q = await prepareQuery(demo.db, embedder, 'book a cheap seat to Tokyo in March');
     const lifted = (await findMatches(demo.db, q, none)).find((m) => m.identifier === kiwi)!;
     const plain = (await findMatches(demo.db, q, none, { topics: false })).find((m) => m.identifier === kiwi)!;
     expect(lifted.topic).toBeGreaterThan(0);
     expect(lifted.score).toBeGreaterThan(plain.score + 5);
+  });
+
+  it('under the cutoff a label counts by semantic agreement ("banana bread" stands out for "fork", which does not lift GitHub)', async () => {
+    const text = 'banana bread recipe with walnuts';
+    const q = await prepareQuery(demo.db, embedder, text);
+    const labels = await topicLabels(demo.db, q);
+    expect(labels.has('fork')).toBe(true);
+    // Every candidate, none cut: the baseline is the median of the best SEMANTIC_BASELINE_DEPTH cosines.
+    const all = await findMatches(demo.db, q, none, { cutoff: 0, minimumMatches: 0 });
+    const baseline = baselineCosine(all.map((m) => m.cosine));
+    const plain = new Map((await findMatches(demo.db, q, none, { cutoff: 0, minimumMatches: 0, topics: false })).map((m) => [m.identifier, m.relevance]));
+    const forked = await sql<{ identifier: string; tags: string[] }>`SELECT identifier, tags FROM entries WHERE 'fork' = ANY(tags) AND deleted_at IS NULL`.execute(demo.db);
+    const candidates = forked.rows.filter((r) => all.some((m) => m.identifier === r.identifier));
+    expect(candidates.length).toBeGreaterThan(0);
+    for (const { identifier, tags } of candidates) {
+      const m = all.find((x) => x.identifier === identifier)!;
+      expect(plain.get(identifier)!).toBeLessThan(RELEVANCE_CUTOFF);
+      expect(m.topic).toBeCloseTo(topicBoost(tags, labels) * semanticAgreement(m.cosine, baseline), 12);
+      expect(m.topic).toBeLessThan(topicBoost(tags, labels));
+    }
+    // So none of them is among the weak results the query gets.
+    const results = await findMatches(demo.db, q, none);
+    expect(results.filter((m) => candidates.some((c) => c.identifier === m.identifier))).toEqual([]);
   });
 
   it('need a population of tags to stand out from: none with fewer than TOPIC_MIN_LABELS live tags', async () => {
@@ -136,9 +161,9 @@ describe('topic labels', () => {
     expect((await topicLabels(demo.db, q)).size).toBeGreaterThan(0);
   });
 
-  it('an off-topic query gets no label that lifts anything into the matched set', async () => {
+  it('an off-topic query gets no label that lifts anything over the cutoff', async () => {
     for (const text of ['purple elephant dancing ballet', 'xqzvbl frobnicate wug']) {
-      expect(await findMatches(demo.db, await prepareQuery(demo.db, embedder, text), none)).toEqual([]);
+      expect(await findMatches(demo.db, await prepareQuery(demo.db, embedder, text), none, { minimumMatches: 0 })).toEqual([]);
     }
   });
 });

@@ -4,12 +4,18 @@ import {
   adjacentPairs,
   applyTypeWeights,
   BM25_K1,
+  CORRECTION_AGREEMENT_SPAN,
   fuse,
   idf,
+  isMatched,
   lexicalMax,
+  matchThreshold,
+  MINIMUM_MATCHES,
   lexicalSignal,
   RELEVANCE_CUTOFF,
+  RELEVANCE_FLOOR,
   saturation,
+  semanticAgreement,
   SEMANTIC_WEIGHT,
   semanticSignal,
   SEMANTIC_CEILING,
@@ -161,6 +167,53 @@ describe('topicBoost (topic labels, relevance6)', () => {
   it('fuses with the other signals as a noisy OR', () => {
     expect(fuse(topicBoost(['weather-api'], topics), 0.5, 1)).toBeCloseTo(0.5 + TOPIC_WEIGHT * 0.5, 12);
     expect(fuse(topicBoost(['forecasting'], topics), RELEVANCE_CUTOFF, 1)).toBeCloseTo(RELEVANCE_CUTOFF + (TOPIC_WEIGHT / 2) * (1 - RELEVANCE_CUTOFF), 12);
+  });
+});
+
+describe('matchThreshold (minimum matches)', () => {
+  const c = (identifier: string, base: number, relevance = base) => ({ identifier, base, relevance });
+  const matched = (candidates: ReturnType<typeof c>[], options = {}) => {
+    const threshold = matchThreshold(candidates, options);
+    return candidates.filter((x) => isMatched(x, threshold)).map((x) => x.identifier);
+  };
+
+  it('with MINIMUM_MATCHES candidates at the cutoff, the cutoff alone decides', () => {
+    expect(MINIMUM_MATCHES).toBe(3);
+    const candidates = [c('a', 0.9), c('b', 0.3), c('c', RELEVANCE_CUTOFF), c('d', 0.24), c('e', 0.2)];
+    expect(matchThreshold(candidates).fill.size).toBe(0);
+    expect(matched(candidates)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('with fewer, the best MINIMUM_MATCHES by relevance (topic labels included) at RELEVANCE_FLOOR or above', () => {
+    // 'd' has the lower base but a label lifts it over 'c'; 'e' is under the floor whatever its base.
+    const candidates = [c('a', 0.5), c('c', 0.22), c('d', 0.16, 0.23), c('b', 0.2), c('e', 0.14, 0.149)];
+    expect(matched(candidates)).toEqual(['a', 'c', 'd']);
+    expect(matched([c('a', 0.2), c('b', 0.1, 0.16), c('e', 0.149)])).toEqual(['a', 'b']);
+    expect(matched([c('x', 0.1), c('y', 0.05)])).toEqual([]);
+    expect(RELEVANCE_FLOOR).toBeLessThan(RELEVANCE_CUTOFF);
+  });
+
+  it('ties at the last place go by identifier, so the set has exactly MINIMUM_MATCHES whatever the order', () => {
+    const candidates = [c('z', 0.2), c('m', 0.2), c('k', 0.2), c('a', 0.2), c('top', 0.21)];
+    expect(matched(candidates).sort()).toEqual(['a', 'k', 'top']);
+    expect(matched([...candidates].reverse()).sort()).toEqual(['a', 'k', 'top']);
+  });
+
+  it('minimumMatches 0 turns it off; a cutoff option moves the cutoff', () => {
+    const candidates = [c('a', 0.2), c('b', 0.19)];
+    expect(matched(candidates, { minimumMatches: 0 })).toEqual([]);
+    expect(matched(candidates, { cutoff: 0.195, minimumMatches: 0 })).toEqual(['a']);
+    expect(matched(candidates, { cutoff: 0 })).toEqual(['a', 'b']);
+  });
+});
+
+describe('semanticAgreement', () => {
+  it('is 0 at or under the baseline, 1 from CORRECTION_AGREEMENT_SPAN above it, linear between', () => {
+    expect(semanticAgreement(0.3, 0.3)).toBe(0);
+    expect(semanticAgreement(0.2, 0.3)).toBe(0);
+    expect(semanticAgreement(0.3 + CORRECTION_AGREEMENT_SPAN / 4, 0.3)).toBeCloseTo(0.25, 12);
+    expect(semanticAgreement(0.3 + CORRECTION_AGREEMENT_SPAN, 0.3)).toBe(1);
+    expect(semanticAgreement(0.9, 0.3)).toBe(1);
   });
 });
 
