@@ -167,6 +167,21 @@ export function isPlausibleTypo(word: string, candidate: string): boolean {
   return editDistance(word, candidate, limit) <= limit;
 }
 
+/**
+ * The words one swap of adjacent letters away ("pyhton" -> "python", "emial" -> "email"): the commonest typo,
+ * and the one trigram similarity misses in short words (they share too few trigrams), so the corpus is asked
+ * for these exactly. Letters only, each variant once, never the word itself.
+ */
+export function transpositions(word: string): string[] {
+  if (!/^\p{L}+$/u.test(word)) return [];
+  const out = new Set<string>();
+  for (let i = 0; i + 1 < word.length; i++) {
+    if (word[i] === word[i + 1]) continue;
+    out.add(word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2));
+  }
+  return [...out];
+}
+
 /** An ARD identifier written in a query (the catalog schema's pattern); a trailing full stop is the sentence's. */
 const NAMED_IDENTIFIER = /(?<![\w:.-])urn:air:[a-zA-Z0-9.-]+(?::[a-zA-Z0-9._-]+)+/g;
 /** At most this many identifiers of one query are looked up. */

@@ -19,7 +19,7 @@ import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { toVectorLiteral } from '../embedding/embedder';
 import { filterToSql, type NormalisedFilter } from './query-filter';
-import { dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, identifiersNamedIn, isPlausibleTypo, urlsNamedIn, type QueryWord } from './query-text';
+import { dedupe, editDistance, embeddingText, EXPANSION_WEIGHT, expandQuery, identifiersNamedIn, isPlausibleTypo, transpositions, urlsNamedIn, type QueryWord } from './query-text';
 
 /**
  * Semantic calibration (fitted on the dev half of bench/relevance, docs/relevance.md): cosine mapped
@@ -72,6 +72,11 @@ export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 /** Typo correction: trigram similarity a vocabulary word needs to stand in for an unknown query word. */
 export const CORRECTION_MIN_SIMILARITY = 0.3;
+/**
+ * An unknown word this long or longer is also looked up with two adjacent letters swapped ("emial" -> "email").
+ * Not 4: the swaps of a short ordinary word are often other ordinary words ("cats" -> "acts").
+ */
+export const SWAP_MIN_LENGTH = 5;
 /** Trigram-similar vocabulary words fetched per unknown word, then checked by edit distance (isPlausibleTypo). */
 export const CORRECTION_CANDIDATES = 8;
 /**
@@ -252,11 +257,14 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
   const pairs = adjacentPairs(words);
   if (typed.length === 0 && pairs.length === 0) return [];
   const parts = typed.flatMap((w) => (w.parts ?? []).map((part) => ({ group: w.group, word: w.word, part })));
-  const rows = await sql<{ grp: number; term: string; sim: number; kind: string }>`${PREPARED_STATEMENT}
+  const swaps = typed.filter((w) => w.word.length >= SWAP_MIN_LENGTH).flatMap((w) => transpositions(w.word).map((swap) => ({ group: w.group, word: w.word, swap })));
+  const rows = await sql<{ grp: number; term: string; sim: number; kind: string; typed: string }>`${PREPARED_STATEMENT}
     WITH t AS (SELECT * FROM unnest(${typed.map((w) => w.group)}::int[], ${typed.map((w) => w.word)}::text[]) AS t(grp, word)),
     h AS (SELECT * FROM unnest(${parts.map((p) => p.group)}::int[], ${parts.map((p) => p.word)}::text[], ${parts.map((p) => p.part)}::text[]) AS h(grp, word, part)),
-    j AS (SELECT * FROM unnest(${pairs.map((p) => p.first)}::int[], ${pairs.map((p) => p.second)}::int[], ${pairs.map((p) => p.joined)}::text[]) AS j(ga, gb, joined))
-    SELECT t.grp, c.term, similarity(c.term, t.word) AS sim, 'correction' AS kind
+    x AS (SELECT * FROM unnest(${swaps.map((p) => p.group)}::int[], ${swaps.map((p) => p.word)}::text[], ${swaps.map((p) => p.swap)}::text[]) AS x(grp, word, swap)),
+    j AS (SELECT * FROM unnest(${pairs.map((p) => p.first)}::int[], ${pairs.map((p) => p.second)}::int[], ${pairs.map((p) => p.joined)}::text[],
+                               ${pairs.map((p) => p.words[0])}::text[], ${pairs.map((p) => p.words[1])}::text[]) AS j(ga, gb, joined, a, b))
+    SELECT t.grp, c.term, similarity(c.term, t.word) AS sim, 'correction' AS kind, t.word AS typed
     FROM t CROSS JOIN LATERAL (
       -- KNN on the GiST trigram index (migration 0006): the CORRECTION_KNN_WINDOW nearest words, then the
       -- same order and limit as before (similarity, then df). 7.3 ms -> see docs/performance.md per word.
@@ -267,7 +275,7 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
       ORDER BY similarity(k.term, t.word) DESC, k.df DESC LIMIT ${CORRECTION_CANDIDATES}) c
     WHERE length(t.word) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = t.word AND s.df > 0)
     UNION ALL
-    SELECT t.grp, p.term, 1.0, 'prefix'
+    SELECT t.grp, p.term, 1.0, 'prefix', t.word
     FROM t CROSS JOIN LATERAL (
       SELECT s.term FROM term_stats s
       -- A byte-order range on term_stats_prefix_idx (migration 0006), then the exact prefix test.
@@ -278,7 +286,7 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
     WHERE length(t.word) >= ${PREFIX_MIN_LENGTH} AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = t.word AND s.df > 0)
     UNION ALL
     -- The longest product-name word an unknown word begins with ("slackbot" -> "slack"), leaving 2+ letters.
-    SELECT t.grp, p.term, 1.0, 'head'
+    SELECT t.grp, p.term, 1.0, 'head', t.word
     FROM t CROSS JOIN LATERAL (
       SELECT s.term FROM generate_series(length(t.word) - 2, ${PREFIX_MIN_LENGTH}, -1) AS n(len)
       JOIN term_stats s ON s.term COLLATE "C" = left(t.word, n.len) AND s.name_df > 0
@@ -287,43 +295,79 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
     UNION ALL
     -- A host name or camelCase word the corpus does not hold ("stripe.com", "getWeatherForecast"): the parts of it
     -- that the corpus does hold ("stripe"; "weather", "forecast").
-    SELECT h.grp, h.part, 1.0, 'part' FROM h
+    SELECT h.grp, h.part, 1.0, 'part', h.word FROM h
     WHERE NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = h.word AND s.df > 0)
       AND EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = h.part AND s.df > 0)
     UNION ALL
+    -- An unknown word one swap of adjacent letters from a vocabulary word ("pyhton" -> "python"): a correction.
+    SELECT x.grp, x.swap, similarity(x.swap, x.word), 'swap', x.word FROM x
+    WHERE EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = x.swap AND s.df > 0)
+      AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = x.word AND s.df > 0)
+    UNION ALL
     -- Two adjacent words that together are a product-name word ("pager duty" -> "pagerduty"): an alternative of both.
-    SELECT g.grp, j.joined, 1.0, 'joined' FROM j CROSS JOIN LATERAL (VALUES (j.ga), (j.gb)) AS g(grp)
-    WHERE EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.joined AND s.name_df > 0)`.execute(db);
+    SELECT g.grp, j.joined, 1.0, 'joined', j.joined FROM j CROSS JOIN LATERAL (VALUES (j.ga), (j.gb)) AS g(grp)
+    WHERE EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.joined AND s.name_df > 0)
+    UNION ALL
+    -- Two adjacent words, one of which (4+ letters, as for a correction) the corpus does not hold, that together are
+    -- a typo of a product-name word ("cockroch db" -> "cockroachdb"): the nearest-words lookup of a correction,
+    -- among name words; the unknown word needs 4 letters, like a corrected one (stop words are unknown).
+    SELECT g.grp, c.term, similarity(c.term, j.joined), 'joined-correction', j.joined
+    FROM j CROSS JOIN LATERAL (
+      SELECT k.term FROM (
+        SELECT s.term FROM term_stats s WHERE s.name_df > 0
+        ORDER BY s.term <-> j.joined LIMIT ${CORRECTION_KNN_WINDOW}) k
+      WHERE similarity(k.term, j.joined) >= ${CORRECTION_MIN_SIMILARITY}
+      ORDER BY similarity(k.term, j.joined) DESC, k.term LIMIT ${CORRECTION_CANDIDATES}) c
+    CROSS JOIN LATERAL (VALUES (j.ga), (j.gb)) AS g(grp)
+    WHERE NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.joined AND s.name_df > 0)
+      AND ((length(j.a) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.a AND s.df > 0))
+        OR (length(j.b) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.b AND s.df > 0)))`.execute(db);
   const knownParts = rows.rows.filter((r) => r.kind === 'part' || r.kind === 'joined').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
   // A word that begins a product name is that name, not a typo: its completions replace its corrections.
   const completed = new Set(rows.rows.filter((r) => r.kind === 'prefix').map((r) => r.grp));
-  const typedWord = new Map(typed.map((w) => [w.group, w.word]));
   const corrections = new Map<number, number>();
+  // A swap of two adjacent letters is one edit whatever the trigrams say: it counts as the closest correction.
+  const closeness = (r: { kind: string; sim: number }) => (r.kind === 'swap' ? 1 : Number(r.sim));
   const fixes = rows.rows
-    .filter((r) => r.kind === 'correction' || r.kind === 'prefix')
-    .sort((a, b) => a.grp - b.grp || Number(b.sim) - Number(a.sim))
+    .filter((r) => r.kind === 'correction' || r.kind === 'swap' || r.kind === 'prefix')
+    .sort((a, b) => a.grp - b.grp || closeness(b) - closeness(a))
     .filter((r) => {
       if (r.kind === 'prefix') return true;
-      if (completed.has(r.grp) || !isPlausibleTypo(typedWord.get(r.grp) ?? '', r.term)) return false;
+      if (completed.has(r.grp) || !isPlausibleTypo(r.typed, r.term)) return false;
       // Sorted best first per group: keep the best CORRECTIONS_PER_WORD plausible ones.
       const kept = corrections.get(r.grp) ?? 0;
       corrections.set(r.grp, kept + 1);
       return kept < CORRECTIONS_PER_WORD;
     })
-    .map((r) => ({ group: r.grp, word: r.term, weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(Number(r.sim)), correction: r.kind !== 'prefix' }));
+    .map((r) => ({ group: r.grp, word: r.term, weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(closeness(r)), correction: r.kind !== 'prefix' }));
   const heads = rows.rows.filter((r) => r.kind === 'head').map((r) => ({ group: r.grp, word: r.term, weight: PREFIX_WEIGHT }));
-  return [...fixes, ...heads, ...knownParts];
+  // Best first per concept, like a word's corrections: the best CORRECTIONS_PER_WORD plausible ones.
+  const pairFixes = new Map<number, number>();
+  const joinedFixes = rows.rows
+    .filter((r) => r.kind === 'joined-correction')
+    .sort((a, b) => a.grp - b.grp || Number(b.sim) - Number(a.sim))
+    .filter((r) => {
+      // One edit from the joined words (a split and two typos is a guess too far: "the cats" is not "threats"),
+      // beginning as they do ("my rough" is not "through"), and needing both ("tf registry" is not "registry").
+      const pair = pairs.find((p) => p.joined === r.typed && (p.first === r.grp || p.second === r.grp));
+      if (!pair || r.term[0] !== r.typed[0] || editDistance(r.typed, r.term, 1) > 1 || pair.words.some((w) => isPlausibleTypo(w, r.term))) return false;
+      const kept = pairFixes.get(r.grp) ?? 0;
+      pairFixes.set(r.grp, kept + 1);
+      return kept < CORRECTIONS_PER_WORD;
+    })
+    .map((r) => ({ group: r.grp, word: r.term, weight: correctionWeight(Number(r.sim)), correction: true }));
+  return [...fixes, ...heads, ...knownParts, ...joinedFixes];
 }
 
 /**
  * Adjacent typed words (concepts g and g + 1) of 2+ letters and digits each, and the word they make together.
  * Not one letter: "agent's" is "agent" + "s", and "agents" is no name it stands for.
  */
-export function adjacentPairs(words: QueryWord[]): Array<{ first: number; second: number; joined: string }> {
+export function adjacentPairs(words: QueryWord[]): Array<{ first: number; second: number; joined: string; words: [string, string] }> {
   const typed = new Map(words.filter((w) => w.weight === 1 && /^[\p{L}\p{N}]{2,}$/u.test(w.word)).map((w) => [w.group, w.word]));
   return [...typed].flatMap(([group, word]) => {
     const next = typed.get(group + 1);
-    return next === undefined ? [] : [{ first: group, second: group + 1, joined: word + next }];
+    return next === undefined ? [] : [{ first: group, second: group + 1, joined: word + next, words: [word, next] as [string, string] }];
   });
 }
 

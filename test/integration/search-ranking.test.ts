@@ -113,6 +113,27 @@ describe('hybrid ranking (ARD §7.2)', () => {
     expect(results[0].score).toBe(100);
   });
 
+  it.each([
+    ['cockroch db', 'cockroach db'],
+    ['hugging fase', 'hugging face'],
+  ])('two words that together are a typo of a product name find it as the right spelling does ("%s")', async (typo, right) => {
+    const expected = (await search(right))[0];
+    expect((await search(typo))[0].identifier).toBe(expected.identifier);
+  });
+
+  it.each([
+    ['send an emial', 'send an email'],
+    ['serach the web', 'search the web'],
+    ['pyhton sandbox', 'python sandbox'],
+  ])('a swap of two adjacent letters is corrected, which trigram similarity misses in short words ("%s")', async (typo, right) => {
+    // The correction weighs a little less than the word typed right (0.85): nearly the same scores and best
+    // entries. As an unknown word the typo left a semantic match alone (these scored 45, 57 and 47).
+    const expected = await search(right);
+    const results = await search(typo);
+    expect(results[0].score).toBeGreaterThanOrEqual(0.75 * expected[0].score);
+    expect(expected.slice(0, 5).map((r) => r.identifier)).toContain(results[0].identifier);
+  });
+
   it('a host name the corpus holds matches as itself: "draw.io" is not "draw"', async () => {
     expect((await search('draw.io diagrams'))[0].identifier).toBe('urn:air:glama.ai:os-tack:fcp-drawio');
   });

@@ -1,4 +1,4 @@
-import { camelCaseParts, joinedHyphens, dedupe, urlKey, urlsNamedIn, embeddingText, EXPANSION_WEIGHT, expandQuery, hostNameLabels, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, SYNONYMS, tokenize } from '../../src/search/query-text';
+import { camelCaseParts, joinedHyphens, dedupe, urlKey, urlsNamedIn, embeddingText, EXPANSION_WEIGHT, expandQuery, hostNameLabels, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, SYNONYMS, tokenize, transpositions } from '../../src/search/query-text';
 
 describe('query normalisation', () => {
   it('lower-cases and keeps product-name punctuation inside words', () => {
@@ -157,5 +157,19 @@ describe('joinedHyphens', () => {
     ['postgres', []],
   ])('%s -> %j', (word, joined) => {
     expect(joinedHyphens(word)).toEqual(joined);
+  });
+});
+
+describe('transpositions', () => {
+  it('lists each word one swap of adjacent letters away, once, never the word itself', () => {
+    expect(transpositions('pyhton')).toEqual(['yphton', 'phyton', 'python', 'pyhotn', 'pyhtno']);
+    expect(transpositions('book')).toEqual(['obok', 'boko']);
+    expect(transpositions('aaaa')).toEqual([]);
+  });
+
+  it('only for words of letters: numbers, dots and hyphens are not typos of this kind', () => {
+    expect(transpositions('gpt-4')).toEqual([]);
+    expect(transpositions('node.js')).toEqual([]);
+    expect(transpositions('émial')).toContain('méial');
   });
 });

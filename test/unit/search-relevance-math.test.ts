@@ -134,8 +134,8 @@ describe('applyTypeWeights', () => {
 describe('adjacentPairs', () => {
   it('joins neighbouring typed words of 2+ letters or digits, never an expansion or a one-letter piece', () => {
     expect(adjacentPairs(expandQuery('pager duty alerts'))).toEqual([
-      { first: 0, second: 1, joined: 'pagerduty' },
-      { first: 1, second: 2, joined: 'dutyalerts' },
+      { first: 0, second: 1, joined: 'pagerduty', words: ['pager', 'duty'] },
+      { first: 1, second: 2, joined: 'dutyalerts', words: ['duty', 'alerts'] },
     ]);
     // "agent's" tokenizes as agent + s; "k8s" expands to kubernetes (not typed); "node.js" is not letters only.
     expect(adjacentPairs(expandQuery("my agent's k8s node.js")).map((p) => p.joined)).toEqual(['myagent']);
