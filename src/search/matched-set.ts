@@ -1,10 +1,11 @@
 // The matched set of a query (ARD §7.1, §7.3): the entries that satisfy the filter and, when the
-// query has text, whose relevance reaches RELEVANCE_CUTOFF. POST /search ranks it and POST /explore
+// query has text, whose relevance reaches RELEVANCE_CUTOFF (or, for a text with fewer than
+// MINIMUM_MATCHES such entries, its best ones down to RELEVANCE_FLOOR). POST /search ranks it and POST /explore
 // aggregates it, both from relevance.ts findMatches, so an entry is in /search's results for a query
 // exactly when /explore counts it for that query.
 //
 // With text, the set is bounded by hybrid retrieval (relevance.ts: the candidates of each signal,
-// filters applied inside every retrieval, not after a top-k cut), scored, then cut at RELEVANCE_CUTOFF.
+// filters applied inside every retrieval, not after a top-k cut), scored, then cut (relevance.ts matchThreshold).
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { filterToSql, type NormalisedFilter } from './query-filter';
 

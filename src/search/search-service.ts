@@ -105,15 +105,16 @@ export async function searchIndex(deps: SearchDeps, input: SearchInput): Promise
 }
 
 /**
- * The whole ranked list above the cutoff for a query text, best first: matchText (the lexical retrieval
- * overlapping the query embedding), then the matched entries. Stage durations go to `deps.timings`.
+ * The whole matched set for a query text (relevance.ts: the cutoff, minimum matches), best first: matchText
+ * (the lexical retrieval overlapping the query embedding), then the matched entries. Stage durations go to
+ * `deps.timings`.
  */
 export async function rankText(deps: Pick<SearchDeps, 'db' | 'embedder' | 'timings' | 'typeWeights'>, text: string, filter: NormalisedFilter): Promise<RankedEntry[]> {
   const matches = await matchText(deps.db, deps.embedder, text, filter, { typeWeights: deps.typeWeights }, deps.timings);
   return entriesOfPage(deps.db, matches, 0, matches.length);
 }
 
-/** The whole ranked list above the cutoff (at most the union of the candidate sets), best first. */
+/** The whole matched set (at most the union of the candidate sets), best first. */
 export async function rankEntries(
   db: Kysely<Database>,
   q: PreparedQuery,
