@@ -117,8 +117,9 @@ export const HNSW_EF_SEARCH = 200;
  * up to TOPIC_WEIGHT, in full from TOPIC_Z_FULL, fused like a third signal (noisy OR). Relative to the other
  * tags, not absolute: USE-lite gives every short label a cosine of 0.3-0.6 with any sentence, so only a
  * label that stands out says something. Fitted on the dev half: weight 0.2-0.5, floor 2.5-3.5, full 4-5.
- * A label is a guess about which sense the query means: its lift counts by the entry's semanticAgreement,
- * as a typo correction's does ("banana bread" stands out for the tag "fork", which GitHub's server holds).
+ * A label is a guess about which sense the query means: for an entry under the cutoff (one of minimum
+ * matches' candidates) its lift counts by the entry's semanticAgreement, as a typo correction's does
+ * ("banana bread" stands out for the tag "fork", which GitHub's server holds); a match gets it in full.
  */
 export const TOPIC_WEIGHT = 0.3;
 export const TOPIC_Z_FLOOR = 3;
@@ -205,7 +206,7 @@ export interface Match {
   lexical: number;
   /** Raw best cosine similarity (before calibration). */
   cosine: number;
-  /** What the query's topic labels add (0 to TOPIC_WEIGHT, before fusion): topicBoost x semanticAgreement. */
+  /** What the query's topic labels add (0 to TOPIC_WEIGHT, before fusion): topicBoost, x semanticAgreement under the cutoff. */
   topic: number;
 }
 
@@ -310,7 +311,8 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
     UNION ALL
     -- Two adjacent words, one of which (4+ letters, as for a correction) the corpus does not hold, that together are
     -- a typo of a product-name word ("cockroch db" -> "cockroachdb"): the nearest-words lookup of a correction,
-    -- among name words; the unknown word needs 4 letters, like a corrected one (stop words are unknown).
+    -- among name words (the partial index of migration 0011); the unknown word needs 4 letters, like a corrected
+    -- one (stop words are unknown).
     SELECT g.grp, c.term, similarity(c.term, j.joined), 'joined-correction', j.joined
     FROM j CROSS JOIN LATERAL (
       SELECT k.term FROM (
