@@ -254,9 +254,56 @@ async function queryWords(db: Kysely<Database>, text: string, options: Pick<Rank
  * an alternative of both.
  */
 async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[]): Promise<QueryWord[]> {
-  const typed = words.filter((w) => w.weight === 1 && w.word.length >= 3);
-  const pairs = adjacentPairs(words);
+  // Each distinct word (and pair) is looked up once, its alternatives then given to every place it holds.
+  const typedAll = words.filter((w) => w.weight === 1 && w.word.length >= 3);
+  const typed = firstOfEach(typedAll, (w) => w.word);
+  const pairsAll = adjacentPairs(words);
+  const pairs = firstOfEach(pairsAll, (p) => p.joined);
   if (typed.length === 0 && pairs.length === 0) return [];
+  const sameWord = placesOf(typed.map((w) => [w.group, typedAll.filter((o) => o.word === w.word).map((o) => o.group)]));
+  const samePair = placesOf(
+    pairs.flatMap((p) => {
+      const same = pairsAll.filter((o) => o.joined === p.joined);
+      return [[p.first, same.map((o) => o.first)], [p.second, same.map((o) => o.second)]] as Array<[number, number[]]>;
+    }),
+  );
+  const { fromWords, fromPairs } = await vocabularyAlternatives(db, typed, pairs);
+  const everywhere = (found: QueryWord[], places: ReadonlyMap<number, number[]>) =>
+    found.flatMap((w) => (places.get(w.group) ?? [w.group]).map((group) => ({ ...w, group })));
+  return [...everywhere(fromWords, sameWord), ...everywhere(fromPairs, samePair)];
+}
+
+/**
+ * At most this many distinct typed words, and as many distinct adjacent pairs, are looked up in the
+ * vocabulary for one query (the first ones): an unknown word costs a nearest-trigram scan (~2 ms at 10k
+ * entries), so a pasted paragraph of unknown words is bounded.
+ */
+export const MAX_LOOKED_UP_WORDS = 32;
+
+/** The first item of each key, in order, at most MAX_LOOKED_UP_WORDS of them. */
+function firstOfEach<T>(items: readonly T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k) || seen.size >= MAX_LOOKED_UP_WORDS) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** A group's alternatives apply to every group listed for it (merged when a group is listed twice). */
+function placesOf(entries: Array<[number, number[]]>): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (const [group, groups] of entries) out.set(group, [...new Set([...(out.get(group) ?? []), ...groups])]);
+  return out;
+}
+
+/** correctionsAndCompletions' statement, for distinct words and pairs; alternatives by where they came from. */
+async function vocabularyAlternatives(
+  db: Kysely<Database>,
+  typed: QueryWord[],
+  pairs: ReturnType<typeof adjacentPairs>,
+): Promise<{ fromWords: QueryWord[]; fromPairs: QueryWord[] }> {
   const parts = typed.flatMap((w) => (w.parts ?? []).map((part) => ({ group: w.group, word: w.word, part })));
   const swaps = typed.filter((w) => w.word.length >= SWAP_MIN_LENGTH).flatMap((w) => transpositions(w.word).map((swap) => ({ group: w.group, word: w.word, swap })));
   const rows = await sql<{ grp: number; term: string; sim: number; kind: string; typed: string }>`${PREPARED_STATEMENT}
@@ -324,7 +371,8 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
     WHERE NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.joined AND s.name_df > 0)
       AND ((length(j.a) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.a AND s.df > 0))
         OR (length(j.b) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.b AND s.df > 0)))`.execute(db);
-  const knownParts = rows.rows.filter((r) => r.kind === 'part' || r.kind === 'joined').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
+  const knownParts = rows.rows.filter((r) => r.kind === 'part').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
+  const joined = rows.rows.filter((r) => r.kind === 'joined').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
   // A word that begins a product name is that name, not a typo: its completions replace its corrections.
   const completed = new Set(rows.rows.filter((r) => r.kind === 'prefix').map((r) => r.grp));
   const corrections = new Map<number, number>();
@@ -358,7 +406,7 @@ async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[
       return kept < CORRECTIONS_PER_WORD;
     })
     .map((r) => ({ group: r.grp, word: r.term, weight: correctionWeight(Number(r.sim)), correction: true }));
-  return [...fixes, ...heads, ...knownParts, ...joinedFixes];
+  return { fromWords: [...fixes, ...heads, ...knownParts], fromPairs: [...joined, ...joinedFixes] };
 }
 
 /**

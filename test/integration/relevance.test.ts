@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { prepareQuery } from '../../src/search/relevance';
+import { MAX_LOOKED_UP_WORDS, prepareQuery } from '../../src/search/relevance';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 
 // Behaviours the relevance benchmark (npm run bench:relevance) found and the ranking must keep.
@@ -39,6 +39,26 @@ describe('relevance (ARD §7.2, §7.3)', () => {
     expect(await lexemes('what I need')).not.toContain('needl');
     // A word the corpus lacks still completes ("pager" -> "pagerduty").
     expect(await lexemes('pager')).toContain('pagerduty');
+  });
+
+  it('a word repeated in the query gets the same alternatives in each place; the first MAX_LOOKED_UP_WORDS distinct words are looked up', async () => {
+    const alternatives = async (text: string) => {
+      const q = await prepareQuery(registry.ctx.db, registry.ctx.embedder, text);
+      return (group: number) => q.terms.filter((t) => t.group === group).map((t) => t.lexeme).sort();
+    };
+    const repeated = await alternatives('slak bot and slak channel');
+    expect(repeated(0)).toContain('slack');
+    expect(repeated(3)).toEqual(repeated(0));
+    // Two pairs that make the same word ("pager duty" twice): both places get it.
+    const pairs = await alternatives('pager duty or pager duty');
+    expect(pairs(3)).toContain('pagerduty');
+    expect(pairs(4)).toEqual(pairs(1));
+    // After MAX_LOOKED_UP_WORDS distinct words, a word is matched as typed only (a pasted paragraph stays cheap).
+    const filler = Array.from({ length: MAX_LOOKED_UP_WORDS }, (_, i) => `zq${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`);
+    const capped = await alternatives([...filler, 'slak'].join(' '));
+    expect(capped(MAX_LOOKED_UP_WORDS)).toEqual(['slak']);
+    const within = await alternatives([...filler.slice(1), 'slak'].join(' '));
+    expect(within(MAX_LOOKED_UP_WORDS - 1)).toContain('slack');
   });
 
   it('a misspelt query finds the entry by trigram correction ("kubernets")', async () => {
