@@ -375,7 +375,8 @@ async function vocabularyAlternatives(
   const joined = rows.rows.filter((r) => r.kind === 'joined').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
   // A word that begins a product name is that name, not a typo: its completions replace its corrections.
   const completed = new Set(rows.rows.filter((r) => r.kind === 'prefix').map((r) => r.grp));
-  const corrections = new Map<number, number>();
+  // Sorted best first per group, each kind keeps the best CORRECTIONS_PER_WORD plausible ones of a concept.
+  const correctionsKept = perGroupLimit(CORRECTIONS_PER_WORD);
   // A swap of two adjacent letters is one edit whatever the trigrams say: it counts as the closest correction.
   const closeness = (r: { kind: string; sim: number }) => (r.kind === 'swap' ? 1 : Number(r.sim));
   const fixes = rows.rows
@@ -383,16 +384,11 @@ async function vocabularyAlternatives(
     .sort((a, b) => a.grp - b.grp || closeness(b) - closeness(a))
     .filter((r) => {
       if (r.kind === 'prefix') return true;
-      if (completed.has(r.grp) || !isPlausibleTypo(r.typed, r.term)) return false;
-      // Sorted best first per group: keep the best CORRECTIONS_PER_WORD plausible ones.
-      const kept = corrections.get(r.grp) ?? 0;
-      corrections.set(r.grp, kept + 1);
-      return kept < CORRECTIONS_PER_WORD;
+      return !completed.has(r.grp) && isPlausibleTypo(r.typed, r.term) && correctionsKept(r.grp);
     })
     .map((r) => ({ group: r.grp, word: r.term, weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(closeness(r)), correction: r.kind !== 'prefix' }));
   const heads = rows.rows.filter((r) => r.kind === 'head').map((r) => ({ group: r.grp, word: r.term, weight: PREFIX_WEIGHT }));
-  // Best first per concept, like a word's corrections: the best CORRECTIONS_PER_WORD plausible ones.
-  const pairFixes = new Map<number, number>();
+  const pairFixesKept = perGroupLimit(CORRECTIONS_PER_WORD);
   const joinedFixes = rows.rows
     .filter((r) => r.kind === 'joined-correction')
     .sort((a, b) => a.grp - b.grp || Number(b.sim) - Number(a.sim))
@@ -401,12 +397,20 @@ async function vocabularyAlternatives(
       // beginning as they do ("my rough" is not "through"), and needing both ("tf registry" is not "registry").
       const pair = pairs.find((p) => p.joined === r.typed && (p.first === r.grp || p.second === r.grp));
       if (!pair || r.term[0] !== r.typed[0] || editDistance(r.typed, r.term, 1) > 1 || pair.words.some((w) => isPlausibleTypo(w, r.term))) return false;
-      const kept = pairFixes.get(r.grp) ?? 0;
-      pairFixes.set(r.grp, kept + 1);
-      return kept < CORRECTIONS_PER_WORD;
+      return pairFixesKept(r.grp);
     })
     .map((r) => ({ group: r.grp, word: r.term, weight: correctionWeight(Number(r.sim)), correction: true }));
   return { fromWords: [...fixes, ...heads, ...knownParts], fromPairs: [...joined, ...joinedFixes] };
+}
+
+/** A predicate true for the first `limit` calls with each group (it counts the calls). */
+function perGroupLimit(limit: number): (group: number) => boolean {
+  const seen = new Map<number, number>();
+  return (group) => {
+    const n = seen.get(group) ?? 0;
+    seen.set(group, n + 1);
+    return n < limit;
+  };
 }
 
 /**
