@@ -254,51 +254,30 @@ async function queryWords(db: Kysely<Database>, text: string, options: Pick<Rank
  * an alternative of both.
  */
 async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[]): Promise<QueryWord[]> {
-  // Each distinct word (and pair) is looked up once, its alternatives then given to every place it holds.
+  // Each distinct word is looked up once, its alternatives then given to every place it holds.
   const typedAll = words.filter((w) => w.weight === 1 && w.word.length >= 3);
-  const typed = firstOfEach(typedAll, (w) => w.word);
-  const pairsAll = adjacentPairs(words);
-  const pairs = firstOfEach(pairsAll, (p) => p.joined);
+  const firstOf = new Map<string, QueryWord>();
+  const groupsOf = new Map<string, number[]>();
+  for (const w of typedAll) {
+    if (!firstOf.has(w.word)) firstOf.set(w.word, w);
+    groupsOf.set(w.word, [...(groupsOf.get(w.word) ?? []), w.group]);
+  }
+  const typed = [...firstOf.values()].slice(0, MAX_LOOKED_UP_WORDS);
+  const pairs = adjacentPairs(words).slice(0, MAX_LOOKED_UP_WORDS);
   if (typed.length === 0 && pairs.length === 0) return [];
-  const sameWord = placesOf(typed.map((w) => [w.group, typedAll.filter((o) => o.word === w.word).map((o) => o.group)]));
-  const samePair = placesOf(
-    pairs.flatMap((p) => {
-      const same = pairsAll.filter((o) => o.joined === p.joined);
-      return [[p.first, same.map((o) => o.first)], [p.second, same.map((o) => o.second)]] as Array<[number, number[]]>;
-    }),
-  );
   const { fromWords, fromPairs } = await vocabularyAlternatives(db, typed, pairs);
-  const everywhere = (found: QueryWord[], places: ReadonlyMap<number, number[]>) =>
-    found.flatMap((w) => (places.get(w.group) ?? [w.group]).map((group) => ({ ...w, group })));
-  return [...everywhere(fromWords, sameWord), ...everywhere(fromPairs, samePair)];
+  const word = new Map(typed.map((w) => [w.group, w.word]));
+  return [...fromWords.flatMap((alt) => groupsOf.get(word.get(alt.group)!)!.map((group) => ({ ...alt, group }))), ...fromPairs];
 }
 
 /**
- * At most this many distinct typed words, and as many distinct adjacent pairs, are looked up in the
- * vocabulary for one query (the first ones): an unknown word costs a nearest-trigram scan (~2 ms at 10k
- * entries), so a pasted paragraph of unknown words is bounded.
+ * At most this many distinct typed words, and this many adjacent pairs, are looked up in the vocabulary for one
+ * query (the first ones): an unknown word costs a nearest-trigram scan (~2 ms at 10k entries), so a pasted
+ * paragraph of unknown words is bounded.
  */
 export const MAX_LOOKED_UP_WORDS = 32;
 
-/** The first item of each key, in order, at most MAX_LOOKED_UP_WORDS of them. */
-function firstOfEach<T>(items: readonly T[], key: (item: T) => string): T[] {
-  const seen = new Set<string>();
-  return items.filter((item) => {
-    const k = key(item);
-    if (seen.has(k) || seen.size >= MAX_LOOKED_UP_WORDS) return false;
-    seen.add(k);
-    return true;
-  });
-}
-
-/** A group's alternatives apply to every group listed for it (merged when a group is listed twice). */
-function placesOf(entries: Array<[number, number[]]>): Map<number, number[]> {
-  const out = new Map<number, number[]>();
-  for (const [group, groups] of entries) out.set(group, [...new Set([...(out.get(group) ?? []), ...groups])]);
-  return out;
-}
-
-/** correctionsAndCompletions' statement, for distinct words and pairs; alternatives by where they came from. */
+/** correctionsAndCompletions' statement, for distinct words and the pairs; alternatives by where they came from. */
 async function vocabularyAlternatives(
   db: Kysely<Database>,
   typed: QueryWord[],
