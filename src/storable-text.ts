@@ -21,29 +21,49 @@ export interface JsonProblem {
   problem: string;
 }
 
+/** A node of the walk: its parent and the key or index it sits under, so a path is built only for a problem. */
+interface Frame {
+  value: unknown;
+  depth: number;
+  parent: Frame | null;
+  key: string;
+  index: boolean;
+}
+
+function pathOf(frame: Frame, root: string): string {
+  const steps: string[] = [];
+  for (let f: Frame | null = frame; f && f.parent; f = f.parent) steps.push(f.index ? `[${f.key}]` : `.${f.key}`);
+  const path = root + steps.reverse().join('');
+  return root ? path : path.replace(/^\./, '');
+}
+
 /**
  * The first string or key in a parsed JSON value holding text that cannot be stored, or the first
- * object or array deeper than `maxDepth`. An explicit stack, so hostile nesting costs one pass.
+ * object or array deeper than `maxDepth`. An explicit stack, so hostile nesting costs one pass; it runs on
+ * every request body, so where a value sits is only spelt out for the one it reports.
  */
 export function findJsonProblem(value: unknown, root: string, maxDepth = Number.POSITIVE_INFINITY): JsonProblem | null {
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: root, depth: 0 }];
+  const stack: Frame[] = [{ value, depth: 0, parent: null, key: '', index: false }];
   while (stack.length > 0) {
-    const { value: current, path, depth } = stack.pop()!;
+    const frame = stack.pop()!;
+    const current = frame.value;
     if (typeof current === 'string') {
       const character = unstorableCharacter(current);
-      if (character) return { kind: 'text', at: path, problem: `contains ${character}` };
+      if (character) return { kind: 'text', at: pathOf(frame, root), problem: `contains ${character}` };
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
-    if (depth >= maxDepth) return { kind: 'depth', at: path, problem: `is nested deeper than ${maxDepth} levels` };
-    const isArray = Array.isArray(current);
+    if (frame.depth >= maxDepth) return { kind: 'depth', at: pathOf(frame, root), problem: `is nested deeper than ${maxDepth} levels` };
+    const index = Array.isArray(current);
     for (const [key, child] of Object.entries(current)) {
-      if (!isArray) {
+      if (!index) {
         const character = unstorableCharacter(key);
-        if (character) return { kind: 'text', at: path ? `a key in ${path}` : 'a key', problem: `contains ${character}` };
+        if (character) {
+          const path = pathOf(frame, root);
+          return { kind: 'text', at: path ? `a key in ${path}` : 'a key', problem: `contains ${character}` };
+        }
       }
-      const childPath = isArray ? `${path}[${key}]` : path ? `${path}.${key}` : key;
-      stack.push({ value: child, path: childPath, depth: depth + 1 });
+      stack.push({ value: child, depth: frame.depth + 1, parent: frame, key, index });
     }
   }
   return null;
