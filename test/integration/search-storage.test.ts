@@ -57,13 +57,22 @@ describe('search storage (migration 0007)', () => {
     expect(Number(row.rows[0].other)).toBe(2); // twice in the description (weight C = 1)
   });
 
-  it('vectors are stored inline: MAIN storage and nothing in the TOAST table of entry_vectors', async () => {
-    const storage = await sql<{ attstorage: string; toast: string }>`
-      SELECT a.attstorage, pg_relation_size(c.reltoastrelid) AS toast
+  it.each([
+    ['entry_vectors', '0007'],
+    ['tag_vectors', '0012'],
+  ])('vectors are stored inline: MAIN storage and nothing in the TOAST table of %s (migration %s)', async (table) => {
+    const storage = await sql<{ attstorage: string; toast: string; rows: string }>`
+      SELECT a.attstorage, pg_relation_size(c.reltoastrelid) AS toast, (SELECT count(*) FROM ${sql.table(table)}) AS rows
       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
-      WHERE c.relname = 'entry_vectors' AND a.attname = 'embedding'`.execute(demo.db);
+      WHERE c.relname = ${table} AND a.attname = 'embedding'`.execute(demo.db);
     expect(storage.rows[0].attstorage).toBe('m');
     expect(Number(storage.rows[0].toast)).toBe(0);
+    expect(Number(storage.rows[0].rows)).toBeGreaterThan(100);
+  });
+
+  it('the live tags that topic labels compare with are read from their partial index (migration 0012)', async () => {
+    const index = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE indexname = 'facet_value_counts_live_tags_idx'`.execute(demo.db);
+    expect(index.rows[0]?.indexdef).toMatch(/\(value\) WHERE \(\(field = 'tags'::text\) AND \(entries > 0\)\)/);
   });
 
   it('the HNSW indexes are built with the measured graph options (migration 0008, HNSW_INDEX_OPTIONS)', async () => {
