@@ -285,24 +285,25 @@ async function vocabularyAlternatives(
 ): Promise<{ fromWords: QueryWord[]; fromPairs: QueryWord[] }> {
   const parts = typed.flatMap((w) => (w.parts ?? []).map((part) => ({ group: w.group, word: w.word, part })));
   const swaps = typed.filter((w) => w.word.length >= SWAP_MIN_LENGTH).flatMap((w) => transpositions(w.word).map((swap) => ({ group: w.group, word: w.word, swap })));
-  const rows = await sql<{ grp: number; term: string; sim: number; kind: string; typed: string }>`${PREPARED_STATEMENT}
+  const rows = await sql<{ grp: number; term: string; sim: number; kind: string; typed: string; df: number }>`${PREPARED_STATEMENT}
     WITH t AS (SELECT * FROM unnest(${typed.map((w) => w.group)}::int[], ${typed.map((w) => w.word)}::text[]) AS t(grp, word)),
     h AS (SELECT * FROM unnest(${parts.map((p) => p.group)}::int[], ${parts.map((p) => p.word)}::text[], ${parts.map((p) => p.part)}::text[]) AS h(grp, word, part)),
     x AS (SELECT * FROM unnest(${swaps.map((p) => p.group)}::int[], ${swaps.map((p) => p.word)}::text[], ${swaps.map((p) => p.swap)}::text[]) AS x(grp, word, swap)),
     j AS (SELECT * FROM unnest(${pairs.map((p) => p.first)}::int[], ${pairs.map((p) => p.second)}::int[], ${pairs.map((p) => p.joined)}::text[],
                                ${pairs.map((p) => p.words[0])}::text[], ${pairs.map((p) => p.words[1])}::text[]) AS j(ga, gb, joined, a, b))
-    SELECT t.grp, c.term, similarity(c.term, t.word) AS sim, 'correction' AS kind, t.word AS typed
+    SELECT t.grp, c.term, similarity(c.term, t.word) AS sim, 'correction' AS kind, t.word AS typed, c.df
     FROM t CROSS JOIN LATERAL (
       -- KNN on the GiST trigram index (migration 0006): the CORRECTION_KNN_WINDOW nearest words, then the
-      -- same order and limit as before (similarity, then df). 7.3 ms -> see docs/performance.md per word.
-      SELECT k.term FROM (
+      -- same order and limit as before (similarity, then df, then the word: equal ones must not be chosen
+      -- by the index's build order). 7.3 ms -> see docs/performance.md per word.
+      SELECT k.term, k.df FROM (
         SELECT s.term, s.df FROM term_stats s WHERE s.df > 0
         ORDER BY s.term <-> t.word LIMIT ${CORRECTION_KNN_WINDOW}) k
       WHERE similarity(k.term, t.word) >= ${CORRECTION_MIN_SIMILARITY}
-      ORDER BY similarity(k.term, t.word) DESC, k.df DESC LIMIT ${CORRECTION_CANDIDATES}) c
+      ORDER BY similarity(k.term, t.word) DESC, k.df DESC, k.term LIMIT ${CORRECTION_CANDIDATES}) c
     WHERE length(t.word) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = t.word AND s.df > 0)
     UNION ALL
-    SELECT t.grp, p.term, 1.0, 'prefix', t.word
+    SELECT t.grp, p.term, 1.0, 'prefix', t.word, 0
     FROM t CROSS JOIN LATERAL (
       SELECT s.term FROM term_stats s
       -- A byte-order range on term_stats_prefix_idx (migration 0006), then the exact prefix test.
@@ -313,7 +314,7 @@ async function vocabularyAlternatives(
     WHERE length(t.word) >= ${PREFIX_MIN_LENGTH} AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = t.word AND s.df > 0)
     UNION ALL
     -- The longest product-name word an unknown word begins with ("slackbot" -> "slack"), leaving 2+ letters.
-    SELECT t.grp, p.term, 1.0, 'head', t.word
+    SELECT t.grp, p.term, 1.0, 'head', t.word, 0
     FROM t CROSS JOIN LATERAL (
       SELECT s.term FROM generate_series(length(t.word) - 2, ${PREFIX_MIN_LENGTH}, -1) AS n(len)
       JOIN term_stats s ON s.term COLLATE "C" = left(t.word, n.len) AND s.name_df > 0
@@ -322,24 +323,24 @@ async function vocabularyAlternatives(
     UNION ALL
     -- A host name or camelCase word the corpus does not hold ("stripe.com", "getWeatherForecast"): the parts of it
     -- that the corpus does hold ("stripe"; "weather", "forecast").
-    SELECT h.grp, h.part, 1.0, 'part', h.word FROM h
+    SELECT h.grp, h.part, 1.0, 'part', h.word, 0 FROM h
     WHERE NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = h.word AND s.df > 0)
       AND EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = h.part AND s.df > 0)
     UNION ALL
     -- An unknown word one swap of adjacent letters from a vocabulary word ("pyhton" -> "python"): a correction.
-    SELECT x.grp, x.swap, similarity(x.swap, x.word), 'swap', x.word FROM x
-    WHERE EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = x.swap AND s.df > 0)
-      AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = x.word AND s.df > 0)
+    SELECT x.grp, x.swap, similarity(x.swap, x.word), 'swap', x.word, v.df FROM x
+    JOIN term_stats v ON v.term COLLATE "C" = x.swap AND v.df > 0
+    WHERE NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = x.word AND s.df > 0)
     UNION ALL
     -- Two adjacent words that together are a product-name word ("pager duty" -> "pagerduty"): an alternative of both.
-    SELECT g.grp, j.joined, 1.0, 'joined', j.joined FROM j CROSS JOIN LATERAL (VALUES (j.ga), (j.gb)) AS g(grp)
+    SELECT g.grp, j.joined, 1.0, 'joined', j.joined, 0 FROM j CROSS JOIN LATERAL (VALUES (j.ga), (j.gb)) AS g(grp)
     WHERE EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.joined AND s.name_df > 0)
     UNION ALL
     -- Two adjacent words, one of which (4+ letters, as for a correction) the corpus does not hold, that together are
     -- a typo of a product-name word ("cockroch db" -> "cockroachdb"): the nearest-words lookup of a correction,
     -- among name words (the partial index of migration 0011); the unknown word needs 4 letters, like a corrected
     -- one (stop words are unknown).
-    SELECT g.grp, c.term, similarity(c.term, j.joined), 'joined-correction', j.joined
+    SELECT g.grp, c.term, similarity(c.term, j.joined), 'joined-correction', j.joined, 0
     FROM j CROSS JOIN LATERAL (
       SELECT k.term FROM (
         SELECT s.term FROM term_stats s WHERE s.name_df > 0
@@ -358,9 +359,11 @@ async function vocabularyAlternatives(
   const correctionsKept = perGroupLimit(CORRECTIONS_PER_WORD);
   // A swap of two adjacent letters is one edit whatever the trigrams say: it counts as the closest correction.
   const closeness = (r: { kind: string; sim: number }) => (r.kind === 'swap' ? 1 : Number(r.sim));
+  // Equally close ones by df, then by the word: the same vocabulary gives the same corrections, whatever order
+  // the statement returned them in (two databases filled alike once chose "signup" -> "signal" and "signed").
   const fixes = rows.rows
     .filter((r) => r.kind === 'correction' || r.kind === 'swap' || r.kind === 'prefix')
-    .sort((a, b) => a.grp - b.grp || closeness(b) - closeness(a))
+    .sort((a, b) => a.grp - b.grp || closeness(b) - closeness(a) || Number(b.df) - Number(a.df) || compareText(a.term, b.term))
     .filter((r) => {
       if (r.kind === 'prefix') return true;
       return !completed.has(r.grp) && isPlausibleTypo(r.typed, r.term) && correctionsKept(r.grp);
@@ -370,7 +373,7 @@ async function vocabularyAlternatives(
   const pairFixesKept = perGroupLimit(CORRECTIONS_PER_WORD);
   const joinedFixes = rows.rows
     .filter((r) => r.kind === 'joined-correction')
-    .sort((a, b) => a.grp - b.grp || Number(b.sim) - Number(a.sim))
+    .sort((a, b) => a.grp - b.grp || Number(b.sim) - Number(a.sim) || compareText(a.term, b.term))
     .filter((r) => {
       // One edit from the joined words (a split and two typos is a guess too far: "the cats" is not "threats"),
       // beginning as they do ("my rough" is not "through"), and needing both ("tf registry" is not "registry").
@@ -928,7 +931,12 @@ async function scoreCandidates(
 }
 
 function compareIdentifiers(a: { identifier: string }, b: { identifier: string }): number {
-  return a.identifier < b.identifier ? -1 : a.identifier > b.identifier ? 1 : 0;
+  return compareText(a.identifier, b.identifier);
+}
+
+/** Code-unit order, the same in every locale (ties between equally ranked things are broken by it). */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { CORRECTION_CANDIDATES, CORRECTION_KNN_WINDOW, CORRECTION_MIN_SIMILARITY } from '../../src/search/relevance';
+import { CORRECTION_CANDIDATES, CORRECTION_KNN_WINDOW, CORRECTION_MIN_SIMILARITY, CORRECTIONS_PER_WORD, prepareQuery, type QueryEmbedder } from '../../src/search/relevance';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
 
 // Migration 0006 replaced two sequential scans of term_stats by index lookups (docs/performance.md): the
@@ -41,5 +41,38 @@ describe('vocabulary lookups (migration 0006)', () => {
     }
     const pager = await sql<{ term: string }>`SELECT term FROM term_stats s WHERE s.term COLLATE "C" >= 'pager' AND s.term COLLATE "C" < 'pager' || chr(1114111)`.execute(demo.db);
     expect(pager.rows.map((r) => r.term)).toContain('pagerduty');
+  });
+
+  it('equally close corrections are chosen by the word, not by the order the index returns them in', async () => {
+    // Five words one letter from "quorbix", equally similar (0.6) and equally frequent (df 1), written in two
+    // opposite orders. Before the tie-break, the two kept were the first the KNN scan returned (two databases
+    // filled alike once corrected "signup" to "signal" and to "signed").
+    const tied = ['quorbiu', 'quorbiv', 'quorbiw', 'quorbiy', 'quorbiz'];
+    const chosen: string[] = [];
+    for (const order of [[...tied].reverse(), tied]) {
+      let embedded = '';
+      const embedder: QueryEmbedder = {
+        id: 'use-lite-512',
+        dimensions: 512,
+        embed: async (texts) => texts.map(() => new Array<number>(512).fill(0)),
+        embedOne: async (text) => {
+          embedded = text;
+          return new Array<number>(512).fill(0);
+        },
+      };
+      await demo.db
+        .transaction()
+        .execute(async (trx) => {
+          for (const term of order) await sql`INSERT INTO term_stats (term, df, name_df) VALUES (${term}, 1, 0)`.execute(trx);
+          const similarities = await sql<{ sim: number }>`SELECT DISTINCT similarity(t, 'quorbix') AS sim FROM unnest(${tied}::text[]) t`.execute(trx);
+          expect(similarities.rows.map((r) => Number(r.sim))).toEqual([0.6]);
+          await prepareQuery(trx, embedder, 'quorbix');
+          throw new Error('rolled back');
+        })
+        .catch((error: Error) => expect(error.message).toBe('rolled back'));
+      chosen.push(embedded);
+    }
+    expect(CORRECTIONS_PER_WORD).toBe(2);
+    expect(chosen).toEqual(['quorbix (quorbiu quorbiv)', 'quorbix (quorbiu quorbiv)']);
   });
 });
