@@ -300,7 +300,7 @@ async function vocabularyAlternatives(
         SELECT s.term, s.df FROM term_stats s WHERE s.df > 0
         ORDER BY s.term <-> t.word LIMIT ${CORRECTION_KNN_WINDOW}) k
       WHERE similarity(k.term, t.word) >= ${CORRECTION_MIN_SIMILARITY}
-      ORDER BY similarity(k.term, t.word) DESC, k.df DESC, k.term LIMIT ${CORRECTION_CANDIDATES}) c
+      ORDER BY similarity(k.term, t.word) DESC, k.df DESC, k.term COLLATE "C" LIMIT ${CORRECTION_CANDIDATES}) c
     WHERE length(t.word) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = t.word AND s.df > 0)
     UNION ALL
     SELECT t.grp, p.term, 1.0, 'prefix', t.word, 0
@@ -346,7 +346,7 @@ async function vocabularyAlternatives(
         SELECT s.term FROM term_stats s WHERE s.name_df > 0
         ORDER BY s.term <-> j.joined LIMIT ${CORRECTION_KNN_WINDOW}) k
       WHERE similarity(k.term, j.joined) >= ${CORRECTION_MIN_SIMILARITY}
-      ORDER BY similarity(k.term, j.joined) DESC, k.term LIMIT ${CORRECTION_CANDIDATES}) c
+      ORDER BY similarity(k.term, j.joined) DESC, k.term COLLATE "C" LIMIT ${CORRECTION_CANDIDATES}) c
     CROSS JOIN LATERAL (VALUES (j.ga), (j.gb)) AS g(grp)
     WHERE NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.joined AND s.name_df > 0)
       AND ((length(j.a) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.a AND s.df > 0))
