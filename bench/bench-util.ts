@@ -20,6 +20,17 @@ export function labelledQueries(): LabelledQuery[] {
   return (JSON.parse(fs.readFileSync(file, 'utf8')) as { queries: LabelledQuery[] }).queries;
 }
 
+/** Milliseconds `work` takes for each item, one item at a time. */
+export async function timeEach<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<number[]> {
+  const ms: number[] = [];
+  for (const item of items) {
+    const started = process.hrtime.bigint();
+    await work(item);
+    ms.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return ms;
+}
+
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);

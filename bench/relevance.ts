@@ -30,7 +30,7 @@ import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filt
 import { RELEVANCE_CUTOFF, prepareQuery, type PreparedQuery, type QueryEmbedder, type RankingOptions } from '../src/search/relevance';
 import { createPageTokenCodec } from '../src/search/page-token';
 import { rankEntries, rankText, searchIndex } from '../src/search/search-service';
-import { PRODUCTION_RANKING } from './bench-util';
+import { PRODUCTION_RANKING, timeEach } from './bench-util';
 import { benchSignals, type Ranked } from './relevance-signals';
 // The same PostgreSQL as the tests (TEST_DATABASE_URL, default postgres@127.0.0.1:5432).
 import { adminQuery, databaseUrl } from '../test/helpers/test-database';
@@ -264,17 +264,6 @@ async function runAll(db: Kysely<Database>, embedder: QueryEmbedder, queries: Qu
   return { runs, ms };
 }
 
-/** Each query's text embedded alone, one at a time (the embedder uncached); ms per query. */
-async function timeEmbeddings(embedder: QueryEmbedder, queries: Query[]): Promise<number[]> {
-  const ms: number[] = [];
-  for (const query of queries) {
-    const started = process.hrtime.bigint();
-    await embedder.embedOne(query.text);
-    ms.push(Number(process.hrtime.bigint() - started) / 1e6);
-  }
-  return ms;
-}
-
 /**
  * A query's production path, one query at a time; ms per query. 'search': POST /search's (searchIndex:
  * matchText, pipelined, + the first page's 10 entries); 'whole list': rankText (matchText + every matched
@@ -282,18 +271,11 @@ async function timeEmbeddings(embedder: QueryEmbedder, queries: Query[]): Promis
  */
 async function timeProductionPath(db: Kysely<Database>, embedder: QueryEmbedder, queries: Query[], path: 'search' | 'whole list' = 'search'): Promise<number[]> {
   const pageTokens = createPageTokenCodec('bench');
-  const ms: number[] = [];
-  for (const query of queries) {
-    const started = process.hrtime.bigint();
-    if (path === 'search') {
-      const filter = Object.fromEntries(query.filter.map((f) => [f.path, f.values]));
-      await searchIndex({ db, embedder, pageTokens, publicUrl: 'http://bench', typeWeights: PRODUCTION_RANKING.typeWeights }, { text: query.text, filter, pageSize: 10 });
-    } else {
-      await rankText({ db, embedder, typeWeights: PRODUCTION_RANKING.typeWeights }, query.text, query.filter);
-    }
-    ms.push(Number(process.hrtime.bigint() - started) / 1e6);
-  }
-  return ms;
+  return timeEach(queries, (query) => {
+    if (path === 'whole list') return rankText({ db, embedder, typeWeights: PRODUCTION_RANKING.typeWeights }, query.text, query.filter);
+    const filter = Object.fromEntries(query.filter.map((f) => [f.path, f.values]));
+    return searchIndex({ db, embedder, pageTokens, publicUrl: 'http://bench', typeWeights: PRODUCTION_RANKING.typeWeights }, { text: query.text, filter, pageSize: 10 });
+  });
 }
 
 const production: Ranker = { name: 'production', options: PRODUCTION_RANKING };
@@ -424,7 +406,7 @@ async function main(): Promise<void> {
       const whole = await timeProductionPath(h.db, uncached, queries, 'whole list');
       console.log(`  the whole ranked list with its entries (rankText: federation, Alexandria): p50 ${percentile(whole, 50).toFixed(1)} ms, p95 ${percentile(whole, 95).toFixed(1)} ms`);
       // The machine's own speed, to read the figures above by: the same embeddings with nothing else running.
-      const embeddingMs = await timeEmbeddings(uncached, queries);
+      const embeddingMs = await timeEach(queries, (query) => uncached.embedOne(query.text));
       console.log(`  the query embedding alone (the query texts as typed, one at a time, PostgreSQL idle): p50 ${percentile(embeddingMs, 50).toFixed(1)} ms, p95 ${percentile(embeddingMs, 95).toFixed(1)} ms`);
       report.latency10k = {
         entries: Number(count.rows[0].n),

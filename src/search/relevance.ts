@@ -254,20 +254,24 @@ async function queryWords(db: Kysely<Database>, text: string, options: Pick<Rank
  * an alternative of both.
  */
 async function correctionsAndCompletions(db: Kysely<Database>, words: QueryWord[]): Promise<QueryWord[]> {
-  // Each distinct word is looked up once, its alternatives then given to every place it holds.
-  const typedAll = words.filter((w) => w.weight === 1 && w.word.length >= 3);
-  const firstOf = new Map<string, QueryWord>();
+  // Each distinct word is looked up once (at its first place), its alternatives then given to every place it holds.
+  const distinct: QueryWord[] = [];
   const groupsOf = new Map<string, number[]>();
-  for (const w of typedAll) {
-    if (!firstOf.has(w.word)) firstOf.set(w.word, w);
-    groupsOf.set(w.word, [...(groupsOf.get(w.word) ?? []), w.group]);
+  for (const w of words) {
+    if (w.weight !== 1 || w.word.length < 3) continue;
+    const groups = groupsOf.get(w.word);
+    if (groups) groups.push(w.group);
+    else {
+      groupsOf.set(w.word, [w.group]);
+      distinct.push(w);
+    }
   }
-  const typed = [...firstOf.values()].slice(0, MAX_LOOKED_UP_WORDS);
+  const typed = distinct.slice(0, MAX_LOOKED_UP_WORDS);
   const pairs = adjacentPairs(words).slice(0, MAX_LOOKED_UP_WORDS);
   if (typed.length === 0 && pairs.length === 0) return [];
   const { fromWords, fromPairs } = await vocabularyAlternatives(db, typed, pairs);
-  const word = new Map(typed.map((w) => [w.group, w.word]));
-  return [...fromWords.flatMap((alt) => groupsOf.get(word.get(alt.group)!)!.map((group) => ({ ...alt, group }))), ...fromPairs];
+  const placesOf = new Map(typed.map((w) => [w.group, groupsOf.get(w.word)!]));
+  return [...fromWords.flatMap((alt) => placesOf.get(alt.group)!.map((group) => ({ ...alt, group }))), ...fromPairs];
 }
 
 /**
