@@ -1,6 +1,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
+  // Node's environment with the main realm's typed arrays: onnxruntime-node (the bundled model's runtime) needs them.
+  testEnvironment: '<rootDir>/test/helpers/native-typed-arrays-environment.js',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },

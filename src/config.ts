@@ -4,6 +4,10 @@ import path from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
+/** Where the bundled model computes (src/embedding/use-lite-embedder.ts); 'auto' = onnxruntime, else tfjs. */
+export const EMBEDDING_RUNTIMES = ['auto', 'onnxruntime', 'tfjs'] as const;
+export type EmbeddingRuntime = (typeof EMBEDDING_RUNTIMES)[number];
+
 export interface RegistryConfig {
   port: number;
   host: string;
@@ -50,6 +54,8 @@ export interface RegistryConfig {
   maxBodyBytes: number;
   /** A local ONNX sentence-embedding model folder; unset = the bundled model. */
   embeddingModelDir: string | null;
+  /** The bundled model's runtime: onnxruntime-node (native, the default) or TF.js (WASM). */
+  embeddingRuntime: EmbeddingRuntime;
   /**
    * Search rank weights by entry `type` (media type), applied when a search does not filter on `type`
    * (docs/relevance.md "Type weights"); a type not listed weighs 1.
@@ -97,7 +103,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     'LOAD_DEMO_CORPUS', 'PAGE_TOKEN_SECRET', 'ADMIN_TOKEN', 'PEERS', 'FEDERATION_BUDGET_MS',
     'FEDERATION_MAX_HOPS', 'FEDERATION_MAX_CONCURRENCY', 'FEDERATION_BREAKER_THRESHOLD', 'FEDERATION_BREAKER_COOLDOWN_MS',
     'CRAWL_ALLOW_PRIVATE', 'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'MAX_BODY_BYTES',
-    'EMBEDDING_MODEL_DIR', 'TRUST_PROXY', 'CRAWL_INTERVAL_SECONDS', 'CRAWL_USER_AGENT', 'CRAWL_MAX_ENTRIES', 'CRAWL_MAX_DEPTH',
+    'EMBEDDING_MODEL_DIR', 'EMBEDDING_RUNTIME', 'TRUST_PROXY', 'CRAWL_INTERVAL_SECONDS', 'CRAWL_USER_AGENT', 'CRAWL_MAX_ENTRIES', 'CRAWL_MAX_DEPTH',
     'CRAWL_MAX_BYTES', 'CRAWL_TIMEOUT_MS', 'CRAWL_HOST_DELAY_MS', 'CRAWL_CONCURRENCY', 'CRAWL_SCHEDULER', 'CRAWL_POLL_MS',
     'SEARCH_TYPE_WEIGHTS',
   ];
@@ -118,11 +124,7 @@ export function envToConfig(env: Env): RegistryConfig {
   const host = env.HOST ?? '0.0.0.0';
   const databaseUrl = env.DATABASE_URL ?? null;
   const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`);
-  const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
-  const levels: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-  if (!levels.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${levels.join(', ')}; got '${env.LOG_LEVEL}'`);
-  }
+  const logLevel = oneOf<LogLevel>(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info');
   const peers = (env.PEERS ?? '')
     .split(',')
     .map((p) => p.trim())
@@ -174,6 +176,7 @@ export function envToConfig(env: Env): RegistryConfig {
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10000, 100, 600000),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     embeddingModelDir: env.EMBEDDING_MODEL_DIR ?? null,
+    embeddingRuntime: oneOf(env, 'EMBEDDING_RUNTIME', EMBEDDING_RUNTIMES, 'auto'),
     searchTypeWeights: typeWeights(env),
   };
 }
@@ -189,6 +192,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}; got ${value}`);
   return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}; got '${raw}'`);
+  return raw as T;
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {

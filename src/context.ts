@@ -108,10 +108,17 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
 /**
  * The bundled model, plus the operator's ONNX model when EMBEDDING_MODEL_DIR is set. Search keeps using
  * the active model while the other one's vectors are filled in the background, then switches
- * (src/embedding/model-switch.ts); a missing package or model folder fails the start with its name.
+ * (src/embedding/model-switch.ts); a missing package or model folder fails the start with its name, as does
+ * EMBEDDING_RUNTIME=onnxruntime when onnxruntime-node cannot be loaded ('auto' falls back to TF.js with a warning).
  */
 async function embeddingModels(config: RegistryConfig, db: Kysely<Database>, logger: Logger): Promise<EmbeddingModels> {
-  const bundled = withQueryCache(new UseLiteEmbedder());
+  const useLite = new UseLiteEmbedder({
+    runtime: config.embeddingRuntime,
+    onFallback: (error) => logger.warn({ err: error }, 'the bundled model runs on TF.js, ~4x slower per query: onnxruntime-node did not load'),
+  });
+  // Loaded at start: EMBEDDING_RUNTIME=onnxruntime without a working onnxruntime-node fails here, by name.
+  logger.info({ model: useLite.id, runtime: await useLite.runtime() }, 'bundled embedding model loaded');
+  const bundled = withQueryCache(useLite);
   const target = config.embeddingModelDir ? withQueryCache(await loadOnnxEmbedder(config.embeddingModelDir)) : null;
   const models = new EmbeddingModels(db, bundled, target);
   const active = (await models.refresh()).id;

@@ -9,6 +9,14 @@ export interface Embedder {
   close?(): Promise<void>;
 }
 
+/** The bundled model's runtime or an operator's model cannot be loaded (a missing package, a broken folder). */
+export class EmbedderUnavailableError extends Error {
+  override name = 'EmbedderUnavailableError';
+}
+
+/** A package import, replaceable in tests. */
+export type ModuleLoader = (name: string) => Promise<unknown>;
+
 export function normalise(vector: ArrayLike<number>): number[] {
   let norm = 0;
   for (let i = 0; i < vector.length; i++) norm += vector[i] * vector[i];

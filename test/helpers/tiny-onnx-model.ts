@@ -1,60 +1,12 @@
 // A real ONNX sentence-embedding model folder, small enough to write in a test: a transformers.js layout
 // (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx) whose graph is one Gather from a
 // token-embedding table: run with mean pooling, a text's vector is the mean of its tokens' rows. The
-// protobuf is encoded here (ONNX's ModelProto, the few fields a graph needs) so no Python tool is involved.
+// protobuf is encoded by src/embedding/onnx-protobuf.ts so no Python tool is involved.
 // `expectedVector` computes the same thing independently, for assertions.
 import fs from 'node:fs';
 import path from 'node:path';
 import { normalise } from '../../src/embedding/embedder';
-
-/** Protocol-buffers encoding: varints, length-delimited fields, nested messages. */
-class Proto {
-  private readonly parts: Buffer[] = [];
-
-  int(field: number, value: number): this {
-    return this.varint((field << 3) | 0).varint(value);
-  }
-
-  str(field: number, value: string): this {
-    return this.bytes(field, Buffer.from(value, 'utf8'));
-  }
-
-  msg(field: number, value: Proto): this {
-    return this.bytes(field, value.encode());
-  }
-
-  bytes(field: number, value: Buffer): this {
-    this.varint((field << 3) | 2).varint(value.length);
-    this.parts.push(value);
-    return this;
-  }
-
-  encode(): Buffer {
-    return Buffer.concat(this.parts);
-  }
-
-  private varint(value: number): this {
-    const out: number[] = [];
-    let v = value;
-    do {
-      out.push((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-      v = Math.floor(v / 128);
-    } while (v > 0);
-    this.parts.push(Buffer.from(out));
-    return this;
-  }
-}
-
-const proto = () => new Proto();
-const TENSOR_FLOAT = 1;
-const TENSOR_INT64 = 7;
-
-/** ValueInfoProto: a named tensor of elemType with symbolic or fixed dimensions. */
-function tensorInfo(name: string, elemType: number, dims: Array<number | string>): Proto {
-  const shape = proto();
-  for (const d of dims) shape.msg(1, typeof d === 'number' ? proto().int(1, d) : proto().str(2, d));
-  return proto().str(1, name).msg(2, proto().msg(1, proto().int(1, elemType).msg(2, shape)));
-}
+import { model as onnxModel, node, tensor, tensorInfo, TENSOR_FLOAT, TENSOR_INT64 } from '../../src/embedding/onnx-protobuf';
 
 export interface TinyModel {
   dir: string;
@@ -81,20 +33,21 @@ export function writeTinyOnnxModel(parent: string, name: string, topics: Record<
   const table = Buffer.alloc(vocab.length * dimensions * 4);
   vocab.forEach((token, i) => row(token).forEach((x, j) => table.writeFloatLE(x, (i * dimensions + j) * 4)));
 
-  const initializer = proto().int(1, vocab.length).int(1, dimensions).int(2, TENSOR_FLOAT).str(8, 'token_embeddings').bytes(9, table);
-  const gather = proto().str(1, 'token_embeddings').str(1, 'input_ids').str(2, 'last_hidden_state').str(3, 'lookup').str(4, 'Gather');
-  const graph = proto()
-    .msg(1, gather)
-    .str(2, name)
-    .msg(5, initializer)
-    .msg(11, tensorInfo('input_ids', TENSOR_INT64, ['batch', 'sequence']))
-    .msg(12, tensorInfo('last_hidden_state', TENSOR_FLOAT, ['batch', 'sequence', dimensions]));
-  // ir_version 8, opset 13 of the default domain.
-  const model = proto().int(1, 8).str(2, 'ard-registry tests').msg(7, graph).msg(8, proto().str(1, '').int(2, 13));
+  const model = onnxModel(
+    {
+      name,
+      nodes: [node('Gather', 'lookup', ['token_embeddings', 'input_ids'], ['last_hidden_state'])],
+      initializers: [tensor('token_embeddings', TENSOR_FLOAT, [vocab.length, dimensions], table)],
+      inputs: [tensorInfo('input_ids', TENSOR_INT64, ['batch', 'sequence'])],
+      outputs: [tensorInfo('last_hidden_state', TENSOR_FLOAT, ['batch', 'sequence', dimensions])],
+    },
+    'ard-registry tests',
+    13,
+  );
 
   const dir = path.join(parent, name);
   fs.mkdirSync(path.join(dir, 'onnx'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'onnx', 'model.onnx'), model.encode());
+  fs.writeFileSync(path.join(dir, 'onnx', 'model.onnx'), model);
   const special = (content: string, id: number) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
   fs.writeFileSync(
     path.join(dir, 'tokenizer.json'),

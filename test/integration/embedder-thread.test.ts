@@ -2,13 +2,13 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
 
-// The bundled model computes on a worker thread (src/embedding/use-lite-embedder.ts) so a query embedding
-// no longer stops the event loop; it must give exactly the vectors of the in-process model.
+// On TF.js, the bundled model computes on a worker thread (src/embedding/use-lite-embedder.ts) so a query
+// embedding does not stop the event loop; it must give exactly the vectors of the in-process model.
 const texts = ['send a message to a slack channel', 'query a postgres database', 'kubernetes cluster management', ''];
 
-describe('USE-lite on a worker thread', () => {
-  const worker = new UseLiteEmbedder();
-  const inProcess = new UseLiteEmbedder({ thread: 'main' });
+describe('USE-lite on TF.js on a worker thread', () => {
+  const worker = new UseLiteEmbedder({ runtime: 'tfjs' });
+  const inProcess = new UseLiteEmbedder({ runtime: 'tfjs', thread: 'main' });
   afterAll(async () => {
     await worker.close();
     await inProcess.close();
@@ -41,10 +41,10 @@ describe('USE-lite on a worker thread', () => {
     expect(await worker.embed(['weather'])).toEqual(before);
   });
 
-  it('never keeps a process alive on its own, and never lets it exit with an embedding pending', () => {
+  it.each(['tfjs', 'onnxruntime'])('on %s, never keeps a process alive on its own, and never lets it exit with an embedding pending', (runtime) => {
     const script = `
       const { UseLiteEmbedder } = require(${JSON.stringify(path.join(__dirname, '../../src/embedding/use-lite-embedder.ts'))});
-      new UseLiteEmbedder().embed(['hello']).then((v) => console.log('dims', v[0].length));`;
+      new UseLiteEmbedder({ runtime: '${runtime}' }).embed(['hello']).then((v) => console.log('dims', v[0].length));`;
     const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 60_000 });
     expect(run.status).toBe(0);
     expect(run.stdout.trim()).toBe('dims 512');

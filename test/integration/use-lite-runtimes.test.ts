@@ -1,0 +1,117 @@
+import { EmbedderUnavailableError } from '../../src/embedding/embedder';
+import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
+import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
+import { ONNX_RUNTIME_PACKAGE } from '../../src/embedding/use-lite-onnx';
+import { loadCorpusEntries } from '../helpers/corpus';
+
+// The bundled model on onnxruntime-node (the package's weights as an ONNX graph, src/embedding/use-lite-graph.ts)
+// must give the vectors of the package's own TF.js graph: both share the model id 'use-lite-512', so vectors
+// stored by one are compared with query vectors of the other.
+const corpusTexts = (() => {
+  const entries = loadCorpusEntries();
+  // Every 8th entry of the demo corpus and Alexandria: ~100 entries, both fields (names, descriptions, tags).
+  return entries.filter((_, i) => i % 8 === 0).flatMap(({ entry }) => Object.values(entryEmbeddingTexts(entry)));
+})();
+const edgeTexts = [
+  '',
+  '   ',
+  'a',
+  '😀',
+  'データベース 検索',
+  'k8s kubernets deploymnt',
+  // Past the graph's 128 tokens: both keep the first 128.
+  'send a message to a slack channel and then '.repeat(30),
+];
+
+const maxDifference = (a: number[], b: number[]) => Math.max(...a.map((x, i) => Math.abs(x - b[i])));
+const dot = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i], 0);
+
+describe('the bundled model on onnxruntime-node', () => {
+  const onnx = new UseLiteEmbedder({ runtime: 'onnxruntime' });
+  const tfjs = new UseLiteEmbedder({ runtime: 'tfjs', thread: 'main' });
+  afterAll(async () => {
+    await onnx.close();
+    await tfjs.close();
+  });
+
+  it('runs on the runtime it was asked for', async () => {
+    expect(await onnx.runtime()).toBe('onnxruntime');
+    expect(await tfjs.runtime()).toBe('tfjs');
+  });
+
+  it('gives the vectors of the TF.js graph, to 1e-5 per dimension, for corpus texts and edge cases', async () => {
+    const texts = [...corpusTexts, ...edgeTexts];
+    expect(corpusTexts.length).toBeGreaterThan(150);
+    const [a, b] = await Promise.all([onnx.embed(texts), tfjs.embed(texts)]);
+    expect(a).toHaveLength(texts.length);
+    const worst = texts.map((text, i) => ({ text, difference: maxDifference(a[i], b[i]), cosine: dot(a[i], b[i]) })).sort((x, y) => y.difference - x.difference)[0];
+    expect(worst.difference).toBeLessThan(1e-5);
+    expect(worst.cosine).toBeGreaterThan(0.99999);
+    for (const v of a) {
+      expect(v).toHaveLength(512);
+      expect(dot(v, v)).toBeCloseTo(1, 6);
+    }
+  });
+
+  it('keeps only the first 128 tokens, as the TF.js graph does', async () => {
+    const base = 'send a message to a slack channel and then '.repeat(30);
+    const [long, longer] = await onnx.embed([base, `${base} query a postgres database about invoices`]);
+    expect(long).toEqual(longer);
+  });
+
+  it('answers concurrent callers with their own vectors, a single text between a batch\'s sentences', async () => {
+    const batchTexts = corpusTexts.slice(0, 40);
+    const expected = await onnx.embed([...batchTexts, ...edgeTexts]);
+    const finished: string[] = [];
+    const batch = onnx.embed(batchTexts).then((v) => (finished.push('batch'), v));
+    const singles = edgeTexts.map((t, i) => onnx.embed([t]).then((v) => (finished.push(`single ${i}`), v[0])));
+    expect(await batch).toEqual(expected.slice(0, batchTexts.length));
+    expect(await Promise.all(singles)).toEqual(expected.slice(batchTexts.length));
+    // Turns are taken sentence by sentence: the single texts do not wait for the 40 of the batch.
+    expect(finished.indexOf('batch')).toBe(finished.length - 1);
+  });
+
+  it('keeps the event loop turning while it embeds (onnxruntime-node runs the session off the JavaScript thread)', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    await onnx.embed(Array.from({ length: 64 }, (_, i) => `a longer text to embed, number ${i}, about tools`));
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(5);
+  });
+
+  it('loads again after close()', async () => {
+    const [before] = await onnx.embed(['weather forecast']);
+    await onnx.close();
+    expect((await onnx.embed(['weather forecast']))[0]).toEqual(before);
+  });
+});
+
+describe('choosing the runtime when onnxruntime-node cannot be loaded', () => {
+  const missing = async (name: string) => {
+    throw new Error(`Cannot find module '${name}'`);
+  };
+
+  it("'onnxruntime' fails, naming the package and the way out", async () => {
+    const embedder = new UseLiteEmbedder({ runtime: 'onnxruntime', loader: missing });
+    const attempt = embedder.embed(['hello']);
+    await expect(attempt).rejects.toBeInstanceOf(EmbedderUnavailableError);
+    await expect(attempt).rejects.toThrow(`the bundled model cannot run on ${ONNX_RUNTIME_PACKAGE}: Cannot find module '${ONNX_RUNTIME_PACKAGE}'`);
+    await expect(attempt).rejects.toThrow('EMBEDDING_RUNTIME=tfjs');
+  });
+
+  it("'auto' runs on TF.js and says why", async () => {
+    const reasons: Error[] = [];
+    const embedder = new UseLiteEmbedder({ runtime: 'auto', thread: 'main', loader: missing, onFallback: (error) => reasons.push(error) });
+    const reference = new UseLiteEmbedder({ runtime: 'tfjs', thread: 'main' });
+    try {
+      expect(await embedder.runtime()).toBe('tfjs');
+      expect(reasons).toHaveLength(1);
+      expect(reasons[0]).toBeInstanceOf(EmbedderUnavailableError);
+      expect(reasons[0].message).toContain(ONNX_RUNTIME_PACKAGE);
+      expect(await embedder.embed(['weather forecast'])).toEqual(await reference.embed(['weather forecast']));
+    } finally {
+      await embedder.close();
+      await reference.close();
+    }
+  });
+});
