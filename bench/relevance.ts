@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
+import { envToConfig, readEnv } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import type { Database } from '../src/db/schema';
@@ -319,7 +320,11 @@ function cutoffCurve(runs: Run[], offTopic: Run[]): string[] {
 }
 
 async function main(): Promise<void> {
-  const embedder = withQueryCache(new UseLiteEmbedder());
+  // EMBEDDING_RUNTIME=tfjs measures the other runtime of the bundled model on the same database.
+  const useLite = new UseLiteEmbedder({ runtime: envToConfig(readEnv()).embeddingRuntime });
+  const runtime = await useLite.runtime();
+  console.log(`bundled model ${useLite.id} on ${runtime}`);
+  const embedder = withQueryCache(useLite);
   // Latency must include the query embedding: a cache-free embedder for the timed runs.
   const uncached: QueryEmbedder = { id: embedder.id, dimensions: embedder.dimensions, embed: (t) => embedder.embed(t), embedOne: async (t) => (await embedder.embed([t]))[0] };
   const hash = hashInputs('v2');
@@ -327,7 +332,7 @@ async function main(): Promise<void> {
   console.log(`bench database ${name}${(await databaseExists(name)) ? ' (reused)' : ' (building)'}`);
   await ensureDatabase(name, (db) => fillCorpus(db, embedder));
   const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
-  const report: Record<string, unknown> = { database: name };
+  const report: Record<string, unknown> = { database: name, runtime };
   try {
     const db = handle.db;
     const queries = loadQueries();
