@@ -43,9 +43,16 @@ interface Job {
   reject(error: Error): void;
 }
 
+export class EmbedderClosedError extends Error {
+  override name = 'EmbedderClosedError';
+}
+
 export class UseLiteOnnx {
   private readonly jobs: Job[] = [];
   private running = false;
+  /** The last drain loop: close() waits for its sentence before it releases the session. */
+  private idle: Promise<void> = Promise.resolve();
+  private closed = false;
 
   private constructor(
     private readonly ort: OrtModule,
@@ -69,33 +76,51 @@ export class UseLiteOnnx {
 
   /** One raw (unnormalised) vector per text, in order. */
   embed(texts: string[]): Promise<number[][]> {
+    if (this.closed) return Promise.reject(new EmbedderClosedError('the USE-lite ONNX session is closed'));
     if (texts.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
       this.jobs.push({ texts, vectors: [], resolve, reject });
-      void this.drain();
+      if (!this.running) {
+        this.running = true;
+        this.idle = this.drain();
+      }
     });
   }
 
+  /** Fails what is queued, lets the sentence being computed finish, then releases the native session. */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const job of this.jobs.splice(0)) job.reject(new EmbedderClosedError('the USE-lite ONNX session was closed before this embedding finished'));
+    await this.idle;
     await this.session.release();
   }
 
   private async drain(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
     try {
-      for (let job = this.jobs.shift(); job; job = this.jobs.shift()) {
-        try {
-          job.vectors.push(await this.embedOne(job.texts[job.vectors.length]));
-        } catch (error) {
-          job.reject(error as Error);
-          continue;
-        }
-        if (job.vectors.length === job.texts.length) job.resolve(job.vectors);
-        else this.jobs.push(job);
-      }
+      await this.drainJobs();
     } finally {
+      // Synchronously at the loop's end: a job queued from here on starts a new loop.
       this.running = false;
+    }
+  }
+
+  private async drainJobs(): Promise<void> {
+    for (let job = this.jobs.shift(); job; job = this.jobs.shift()) {
+      let vector: number[];
+      try {
+        vector = await this.embedOne(job.texts[job.vectors.length]);
+      } catch (error) {
+        job.reject(error as Error);
+        continue;
+      }
+      if (this.closed) {
+        job.reject(new EmbedderClosedError('the USE-lite ONNX session was closed before this embedding finished'));
+        continue;
+      }
+      job.vectors.push(vector);
+      if (job.vectors.length === job.texts.length) job.resolve(job.vectors);
+      else this.jobs.push(job);
     }
   }
 

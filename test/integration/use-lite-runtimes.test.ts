@@ -1,7 +1,7 @@
 import { EmbedderUnavailableError } from '../../src/embedding/embedder';
 import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
-import { ONNX_RUNTIME_PACKAGE } from '../../src/embedding/use-lite-onnx';
+import { EmbedderClosedError, ONNX_RUNTIME_PACKAGE } from '../../src/embedding/use-lite-onnx';
 import { loadCorpusEntries } from '../helpers/corpus';
 
 // The bundled model on onnxruntime-node (the package's weights as an ONNX graph, src/embedding/use-lite-graph.ts)
@@ -77,6 +77,15 @@ describe('the bundled model on onnxruntime-node', () => {
     await onnx.embed(Array.from({ length: 64 }, (_, i) => `a longer text to embed, number ${i}, about tools`));
     clearInterval(timer);
     expect(ticks).toBeGreaterThan(5);
+  });
+
+  it('close() fails the embeddings it cuts short by name, waits for the sentence in flight, and the next call loads again', async () => {
+    const cut = onnx.embed(corpusTexts.slice(0, 40));
+    const queued = onnx.embed(['weather forecast']);
+    await onnx.close();
+    await expect(cut).rejects.toBeInstanceOf(EmbedderClosedError);
+    await expect(queued).rejects.toThrow('the USE-lite ONNX session was closed before this embedding finished');
+    expect((await onnx.embed(['weather forecast']))[0]).toHaveLength(512);
   });
 
   it('loads again after close()', async () => {
