@@ -64,7 +64,8 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     // Redis before the embedding models: a failure after this point would leak what is opened below.
     if (config.redisUrl) redis = await connectRedis(config.redisUrl, logger);
     const opened = redis;
-    const models = options.embedder ? null : await embeddingModels(config, database.db, logger);
+    const bundled = options.embedder ? null : await embeddingModels(config, database.db, logger);
+    const models = bundled?.models ?? null;
     const embedder = options.embedder ?? (models as EmbeddingModels).embedder;
     // Tags stored before migration 0010, or by an ingest that stopped before embedding them: search's topic
     // labels skip a tag without a vector until then. In the background; destroy() waits for it.
@@ -76,6 +77,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     const crawler = createWebCrawler({ db: database.db, embedder, config, logger }, options.crawlHttp);
     const federation = createFederation(config);
     const metrics = createMetrics();
+    if (bundled) metrics.bundledEmbeddingRuntime.set({ runtime: bundled.runtime }, 1);
     registerFederationMetrics(metrics, federation);
     return {
       config,
@@ -111,13 +113,14 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
  * (src/embedding/model-switch.ts); a missing package or model folder fails the start with its name, as does
  * EMBEDDING_RUNTIME=onnxruntime when onnxruntime-node cannot be loaded ('auto' falls back to TF.js with a warning).
  */
-async function embeddingModels(config: RegistryConfig, db: Kysely<Database>, logger: Logger): Promise<EmbeddingModels> {
+async function embeddingModels(config: RegistryConfig, db: Kysely<Database>, logger: Logger): Promise<{ models: EmbeddingModels; runtime: string }> {
   const useLite = new UseLiteEmbedder({
     runtime: config.embeddingRuntime,
     onFallback: (error) => logger.warn({ err: error }, 'the bundled model runs on TF.js, ~4x slower per query: onnxruntime-node did not load'),
   });
   // Loaded at start: EMBEDDING_RUNTIME=onnxruntime without a working onnxruntime-node fails here, by name.
-  logger.info({ model: useLite.id, runtime: await useLite.runtime() }, 'bundled embedding model loaded');
+  const runtime = await useLite.runtime();
+  logger.info({ model: useLite.id, runtime }, 'bundled embedding model loaded');
   const bundled = withQueryCache(useLite);
   const target = config.embeddingModelDir ? withQueryCache(await loadOnnxEmbedder(config.embeddingModelDir)) : null;
   const models = new EmbeddingModels(db, bundled, target);
@@ -129,5 +132,5 @@ async function embeddingModels(config: RegistryConfig, db: Kysely<Database>, log
       .then((switched) => switched && logger.info({ model: models.goalId() }, 'embedding model switched'))
       .catch((error: unknown) => logger.error({ err: error }, 're-embedding failed; search keeps the current model'));
   }
-  return models;
+  return { models, runtime };
 }

@@ -13,6 +13,8 @@ export interface RegistryMetrics {
   searchStages: Histogram<'stage'>;
   /** What search-service receives: stage timings into `searchStages`. */
   searchTimings: SearchTimings;
+  /** 1 for the bundled model's runtime in use (unset when the context was given an embedder). */
+  bundledEmbeddingRuntime: Gauge<'runtime'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): RegistryMetrics {
@@ -38,8 +40,15 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Regis
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
+  const bundledEmbeddingRuntime = new Gauge({
+    name: 'ard_bundled_embedding_runtime_info',
+    help: "The bundled model's runtime, 1 for the one in use: onnxruntime, or tfjs (EMBEDDING_RUNTIME=tfjs, or onnxruntime-node did not load).",
+    labelNames: ['runtime'] as const,
+    registers: [registry],
+  });
   return {
     registry,
+    bundledEmbeddingRuntime,
     httpRequests,
     httpDuration,
     searchStages,

@@ -135,3 +135,30 @@ describe('the registry with default guards', () => {
     expect((await registry.get('/readyz')).body).toEqual({ status: 'ready' });
   });
 });
+
+describe('the bundled model at start', () => {
+  const started: TestRegistry[] = [];
+  afterAll(async () => {
+    for (const registry of started) await registry.close();
+  });
+
+  it.each([
+    ['auto', 'onnxruntime'],
+    ['tfjs', 'tfjs'],
+  ] as const)('EMBEDDING_RUNTIME=%s runs on %s, says so in the log and in /metrics', async (setting, runtime) => {
+    const logLines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const registry = await startTestRegistry({ withDemoCorpus: false, config: { embeddingRuntime: setting }, context: { logger: createLogger('info', {}, sink) } });
+    started.push(registry);
+    expect(logLines.find((l) => l.msg === 'bundled embedding model loaded')).toMatchObject({ model: 'use-lite-512', runtime });
+    const text = await (await fetch(`${registry.url}/metrics`)).text();
+    expect(text).toContain(`ard_bundled_embedding_runtime_info{runtime="${runtime}"} 1`);
+    expect(text.match(/ard_bundled_embedding_runtime_info\{/g)).toHaveLength(1);
+    expect((await registry.post('/search', search('send a message to a slack channel'))).status).toBe(200);
+  });
+});
