@@ -89,7 +89,7 @@ function hashInputs(extra: string): string {
     else hash.update(p).update(fs.readFileSync(full));
   };
   // What shapes the stored index: schema, corpus, the texts embedded and how, the ingest path.
-  ['db/migrations', 'data/corpus', 'src/catalog', 'src/embedding/entry-texts.ts', 'src/embedding/use-lite-embedder.ts', 'src/ingest', 'src/alexandria/mapping.ts'].forEach(walk);
+  ['db/migrations', 'data/corpus', 'src/catalog', 'src/embedding/entry-texts.ts', 'src/embedding/use-lite-embedder.ts', 'src/embedding/use-lite-graph.ts', 'src/embedding/use-lite-onnx.ts', 'src/ingest', 'src/alexandria/mapping.ts'].forEach(walk);
   return hash.digest('hex').slice(0, 10);
 }
 

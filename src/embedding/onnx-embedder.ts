@@ -8,7 +8,6 @@ import { EmbedderUnavailableError, type ModuleLoader, normalise } from './embedd
 
 export const ONNX_PACKAGE = '@huggingface/transformers';
 
-
 interface FeatureExtractor {
   (texts: string[], options: { pooling: 'mean'; normalize: boolean }): Promise<{ tolist(): number[][] }>;
 }
