@@ -1,11 +1,23 @@
 // Shared by the benches: the labelled query set, POST /search's ranking options, percentiles, a plain table.
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_SEARCH_TYPE_WEIGHTS } from '../src/config';
+import { DEFAULT_SEARCH_TYPE_WEIGHTS, envToConfig, readEnv } from '../src/config';
+import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 import type { RankingOptions } from '../src/search/relevance';
 
 /** POST /search's ranking options under the default configuration (SEARCH_TYPE_WEIGHTS unset). */
 export const PRODUCTION_RANKING: RankingOptions = { typeWeights: DEFAULT_SEARCH_TYPE_WEIGHTS };
+
+/**
+ * The bundled model on the runtime EMBEDDING_RUNTIME names (auto when unset), loaded and printed: the same
+ * benchmark measures either runtime (EMBEDDING_RUNTIME=tfjs) on the same database.
+ */
+export async function bundledModel(): Promise<{ embedder: UseLiteEmbedder; runtime: 'onnxruntime' | 'tfjs' }> {
+  const embedder = new UseLiteEmbedder({ runtime: envToConfig(readEnv()).embeddingRuntime });
+  const runtime = await embedder.runtime();
+  console.log(`bundled model ${embedder.id} on ${runtime}`);
+  return { embedder, runtime };
+}
 
 export interface LabelledQuery {
   id: string;

@@ -16,12 +16,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import { envToConfig, readEnv } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import type { Database } from '../src/db/schema';
 import { withQueryCache } from '../src/embedding/embedder';
-import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 import { ingestManifest } from '../src/ingest/ingest-manifest';
 import { ingestFile } from '../src/ingest/load-files';
 import { CORPUS_DIR, demoManifestPaths } from '../src/ingest/demo-corpus';
@@ -31,7 +29,7 @@ import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filt
 import { RELEVANCE_CUTOFF, prepareQuery, type PreparedQuery, type QueryEmbedder, type RankingOptions } from '../src/search/relevance';
 import { createPageTokenCodec } from '../src/search/page-token';
 import { rankEntries, rankText, searchIndex } from '../src/search/search-service';
-import { PRODUCTION_RANKING, timeEach } from './bench-util';
+import { bundledModel, PRODUCTION_RANKING, timeEach } from './bench-util';
 import { benchSignals, type Ranked } from './relevance-signals';
 // The same PostgreSQL as the tests (TEST_DATABASE_URL, default postgres@127.0.0.1:5432).
 import { adminQuery, databaseUrl } from '../test/helpers/test-database';
@@ -320,10 +318,7 @@ function cutoffCurve(runs: Run[], offTopic: Run[]): string[] {
 }
 
 async function main(): Promise<void> {
-  // EMBEDDING_RUNTIME=tfjs measures the other runtime of the bundled model on the same database.
-  const useLite = new UseLiteEmbedder({ runtime: envToConfig(readEnv()).embeddingRuntime });
-  const runtime = await useLite.runtime();
-  console.log(`bundled model ${useLite.id} on ${runtime}`);
+  const { embedder: useLite, runtime } = await bundledModel();
   const embedder = withQueryCache(useLite);
   // Latency must include the query embedding: a cache-free embedder for the timed runs.
   const uncached: QueryEmbedder = { id: embedder.id, dimensions: embedder.dimensions, embed: (t) => embedder.embed(t), embedOne: async (t) => (await embedder.embed([t]))[0] };

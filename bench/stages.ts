@@ -5,15 +5,13 @@
 // is uncached, so every query pays for its embedding, as a new query text does in production.
 import fs from 'node:fs';
 import path from 'node:path';
-import { envToConfig, readEnv } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
-import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 import { ALEXANDRIA_MEDIA_TYPE } from '../src/alexandria/mapping';
 import { normaliseFilter } from '../src/search/query-filter';
 import { findMatches, matchText, prepareQuery, type QueryEmbedder } from '../src/search/relevance';
 import { rankEntries, rankText } from '../src/search/search-service';
 import { databaseUrl } from '../test/helpers/test-database';
-import { PRODUCTION_RANKING, percentile, printTable } from './bench-util';
+import { bundledModel, PRODUCTION_RANKING, percentile, printTable } from './bench-util';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -23,9 +21,7 @@ function arg(name: string): string | undefined {
 async function main(): Promise<void> {
   const name = process.argv[2];
   if (!name || name.startsWith('--')) throw new Error('usage: tsx bench/stages.ts <database> [--snapshot FILE] [--runs N]');
-  // EMBEDDING_RUNTIME=tfjs profiles (and snapshots) the other runtime of the bundled model.
-  const base = new UseLiteEmbedder({ runtime: envToConfig(readEnv()).embeddingRuntime });
-  console.log(`bundled model ${base.id} on ${await base.runtime()}`);
+  const { embedder: base } = await bundledModel();
   const embedder: QueryEmbedder = { id: base.id, dimensions: base.dimensions, embed: (t) => base.embed(t), embedOne: async (t) => (await base.embed([t]))[0] };
   const queries = ['registry-queries.json', 'alexandria-queries.json'].flatMap((set) => {
     const doc = JSON.parse(fs.readFileSync(path.join(__dirname, 'relevance', set), 'utf8')) as { queries: Array<{ id: string; text: string }> };

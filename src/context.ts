@@ -113,7 +113,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
  * (src/embedding/model-switch.ts); a missing package or model folder fails the start with its name, as does
  * EMBEDDING_RUNTIME=onnxruntime when onnxruntime-node cannot be loaded ('auto' falls back to TF.js with a warning).
  */
-async function embeddingModels(config: RegistryConfig, db: Kysely<Database>, logger: Logger): Promise<{ models: EmbeddingModels; runtime: string }> {
+async function embeddingModels(config: RegistryConfig, db: Kysely<Database>, logger: Logger): Promise<{ models: EmbeddingModels; runtime: 'onnxruntime' | 'tfjs' }> {
   const useLite = new UseLiteEmbedder({
     runtime: config.embeddingRuntime,
     onFallback: (error) => logger.warn({ err: error }, 'the bundled model runs on TF.js, ~4x slower per query: onnxruntime-node did not load'),
