@@ -26,8 +26,8 @@ export interface QueryWord {
 
 /** Weight of a synonym/abbreviation expansion from synonyms.json. */
 export const EXPANSION_WEIGHT = 0.9;
-/** The longest phrase (in words) that synonyms.json may key on. */
-const MAX_PHRASE = 2;
+/** The longest phrase (in words) that synonyms.json and related-words.json may key on ("making things up"). */
+export const MAX_PHRASE = 3;
 
 export type SynonymTable = ReadonlyMap<string, readonly string[]>;
 
@@ -84,7 +84,7 @@ export function hostNameLabels(word: string): string[] {
 
 /**
  * Query words grouped by concept, with the synonyms.json expansions and the related-words.json guesses of
- * each word and two-word phrase.
+ * each word and phrase of up to MAX_PHRASE words.
  */
 export function expandQuery(text: string, synonyms: SynonymTable = SYNONYMS, related: SynonymTable = RELATED_WORDS): QueryWord[] {
   const typed = typedWords(text);

@@ -76,6 +76,23 @@ describe('hybrid ranking (ARD §7.2)', () => {
     expect((await cutoffOnly('look at pictures of cats')).length).toBeLessThanOrEqual(1);
   });
 
+  it.each([
+    ['the lawn needs mowing', 'urn:air:github.com:jeanlaurent:mcp-husqvarna-automower'],
+    ['the humidity in my greenhouse', 'urn:air:github.com:mschneider82:mcp-openweather'],
+  ])('an everyday word of related-words.json finds the entry that says it in product words ("%s")', async (text, identifier) => {
+    // Precondition: no lexeme of the query occurs in the entry's indexed text.
+    const overlap = await sql<{ hit: boolean }>`
+      SELECT search_doc @@ (SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) FROM unnest(tsvector_to_array(to_tsvector('english', ${text}))) l) AS hit
+      FROM entries WHERE identifier = ${identifier}`.execute(registry.ctx.db);
+    expect(overlap.rows).toEqual([{ hit: false }]);
+    const results = await search(text);
+    expect(results[0].identifier).toBe(identifier);
+    expect(results[0].score).toBeGreaterThanOrEqual(RELEVANCE_CUTOFF * 100);
+    // Without the table (no expansions) the entry is not first: the embedding alone does not make the link.
+    const bare = await findMatches(registry.ctx.db, await prepareQuery(registry.ctx.db, registry.ctx.embedder, text, { expansions: false }), []);
+    expect(bare[0]?.identifier).not.toBe(identifier);
+  });
+
   it('gibberish returns nothing or almost nothing', async () => {
     expect((await cutoffOnly('xqzvbl frobnicate wug')).length).toBeLessThanOrEqual(2);
     const results = await search('xqzvbl frobnicate wug');

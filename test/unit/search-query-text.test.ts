@@ -1,4 +1,6 @@
-import { camelCaseParts, joinedHyphens, dedupe, urlKey, urlsNamedIn, embeddingText, EXPANSION_WEIGHT, expandQuery, hostNameLabels, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, SYNONYMS, tokenize, transpositions } from '../../src/search/query-text';
+import relatedWordsJson from '../../src/search/related-words.json';
+import synonymsJson from '../../src/search/synonyms.json';
+import { camelCaseParts, joinedHyphens, dedupe, urlKey, urlsNamedIn, embeddingText, EXPANSION_WEIGHT, expandQuery, hostNameLabels, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, MAX_PHRASE, RELATED_WORDS, SYNONYMS, tokenize, transpositions } from '../../src/search/query-text';
 
 describe('query normalisation', () => {
   it('lower-cases and keeps product-name punctuation inside words', () => {
@@ -40,6 +42,35 @@ describe('query normalisation', () => {
     expect(expandQuery('review my PR', table).filter((w) => w.group === 2).map((w) => w.word)).toEqual(['pr', 'pull', 'request']);
     expect(expandQuery('vector db', table).filter((w) => w.group === 0).map((w) => w.word)).toEqual(['vector', 'embeddings']);
     expect(table.has('_comment')).toBe(false);
+  });
+
+  it('keys on phrases of up to three words, attached to the concept of their first word', () => {
+    const table = loadSynonyms({ 'making things up': ['grounding'] });
+    const words = expandQuery('my agent keeps making things up', SYNONYMS, table);
+    expect(words.filter((w) => w.correction)).toEqual([{ group: 3, word: 'grounding', weight: EXPANSION_WEIGHT, correction: true }]);
+    // The words of the phrase must be adjacent and in order.
+    expect(expandQuery('making up things', SYNONYMS, table).some((w) => w.correction)).toBe(false);
+    // The shipped table's three-word keys are reached the same way.
+    expect(expandQuery('stop it making things up').filter((w) => w.correction).map((w) => w.word)).toEqual(['grounding', 'factuality']);
+  });
+
+  it.each([
+    ['synonyms.json', synonymsJson as Record<string, unknown>],
+    ['related-words.json', relatedWordsJson as Record<string, unknown>],
+  ])('every key of %s can be matched: written as the query tokenizer writes it, at most MAX_PHRASE words, with words to add', (_name, raw) => {
+    const keys = Object.keys(raw).filter((k) => !k.startsWith('_'));
+    expect(keys.length).toBeGreaterThan(100);
+    const unreachable = keys.filter((k) => tokenize(k).join(' ') !== k || tokenize(k).length > MAX_PHRASE);
+    expect(unreachable).toEqual([]);
+    const empty = keys.filter((k) => {
+      const value = raw[k];
+      return !Array.isArray(value) || value.length === 0 || value.some((v) => typeof v !== 'string' || tokenize(v).length === 0 || v !== v.toLowerCase());
+    });
+    expect(empty).toEqual([]);
+  });
+
+  it('no key is both a synonym and a related word (the synonym would silently win)', () => {
+    expect([...RELATED_WORDS.keys()].filter((k) => SYNONYMS.has(k))).toEqual([]);
   });
 
   it('keeps one alternative per word and concept, with its highest weight', () => {
