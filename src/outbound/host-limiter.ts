@@ -32,6 +32,7 @@ interface Waiter {
 interface HostState {
   queue: Waiter[];
   active: number;
+  /** performance.now() of the last start: a monotonic clock, so a wall-clock step cannot shorten a host's delay. */
   lastStart: number;
   delayMs: number;
   timer: NodeJS.Timeout | undefined;
@@ -65,7 +66,7 @@ export function createHostLimiter(options: HostLimiterOptions = {}): HostLimiter
   }
 
   function prune(): void {
-    const now = Date.now();
+    const now = performance.now();
     for (const [key, s] of hosts) {
       if (s.active === 0 && s.queue.length === 0 && now - s.lastStart >= s.delayMs) hosts.delete(key);
     }
@@ -74,7 +75,7 @@ export function createHostLimiter(options: HostLimiterOptions = {}): HostLimiter
   function pump(state: HostState): void {
     if (state.timer) return;
     while (state.active < maxConcurrent && state.queue.length > 0) {
-      const wait = state.lastStart + state.delayMs - Date.now();
+      const wait = state.lastStart + state.delayMs - performance.now();
       if (wait > 0) {
         state.timer = setTimeout(() => {
           state.timer = undefined;
@@ -84,7 +85,7 @@ export function createHostLimiter(options: HostLimiterOptions = {}): HostLimiter
       }
       const next = state.queue.shift()!;
       state.active++;
-      state.lastStart = Date.now();
+      state.lastStart = performance.now();
       next.start();
     }
   }
