@@ -77,7 +77,7 @@ async function mcpOverStdio(): Promise<number> {
   const ctx = await createContext(config, { logger });
   try {
     if (config.loadDemoCorpus) await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, logger);
-    const { service } = await openRegistryLibrary({ db: ctx.db, embedder: ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
+    const { service } = await openRegistryLibrary({ db: ctx.db, embedder: ctx.embedder, vocabulary: ctx.vocabulary }, ALEXANDRIA_LIBRARY_FILE);
     const server = createAlexandriaMcpServer(service, { logger });
     const closed = new Promise<void>((resolve) => {
       server.server.onclose = () => resolve();

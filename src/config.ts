@@ -61,6 +61,9 @@ export interface RegistryConfig {
    * (docs/relevance.md "Type weights"); a type not listed weighs 1.
    */
   searchTypeWeights: Readonly<Record<string, number>>;
+  /** JSON files extending the bundled synonyms / related words (src/search/query-vocabulary.ts); null = none. */
+  searchSynonymsFile: string | null;
+  searchRelatedWordsFile: string | null;
 }
 
 export interface CrawlConfig {
@@ -105,7 +108,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     'CRAWL_ALLOW_PRIVATE', 'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'MAX_BODY_BYTES',
     'EMBEDDING_MODEL_DIR', 'EMBEDDING_RUNTIME', 'TRUST_PROXY', 'CRAWL_INTERVAL_SECONDS', 'CRAWL_USER_AGENT', 'CRAWL_MAX_ENTRIES', 'CRAWL_MAX_DEPTH',
     'CRAWL_MAX_BYTES', 'CRAWL_TIMEOUT_MS', 'CRAWL_HOST_DELAY_MS', 'CRAWL_CONCURRENCY', 'CRAWL_SCHEDULER', 'CRAWL_POLL_MS',
-    'SEARCH_TYPE_WEIGHTS',
+    'SEARCH_TYPE_WEIGHTS', 'SEARCH_SYNONYMS_FILE', 'SEARCH_RELATED_WORDS_FILE',
   ];
   const out: Env = {};
   for (const name of names) {
@@ -178,6 +181,8 @@ export function envToConfig(env: Env): RegistryConfig {
     embeddingModelDir: env.EMBEDDING_MODEL_DIR ?? null,
     embeddingRuntime: oneOf(env, 'EMBEDDING_RUNTIME', EMBEDDING_RUNTIMES, 'auto'),
     searchTypeWeights: typeWeights(env),
+    searchSynonymsFile: env.SEARCH_SYNONYMS_FILE ? path.resolve(env.SEARCH_SYNONYMS_FILE) : null,
+    searchRelatedWordsFile: env.SEARCH_RELATED_WORDS_FILE ? path.resolve(env.SEARCH_RELATED_WORDS_FILE) : null,
   };
 }
 

@@ -19,6 +19,7 @@ import { registerFederationMetrics } from './observability/federation-metrics';
 import { createMetrics, type RegistryMetrics } from './observability/metrics';
 import type { HttpClient } from './outbound';
 import { createPageTokenCodec, type PageTokenCodec } from './search/page-token';
+import { loadQueryVocabulary, type QueryVocabulary } from './search/query-vocabulary';
 import type { QueryEmbedder } from './search/relevance';
 
 export interface AppContext {
@@ -33,6 +34,8 @@ export interface AppContext {
   redis: RedisHandle | null;
   metrics: RegistryMetrics;
   embedder: QueryEmbedder;
+  /** The synonyms and related words that expand queries: the bundled tables and the operator's files. */
+  vocabulary: QueryVocabulary;
   pageTokens: PageTokenCodec;
   /** Web ingestion (src/crawl): crawls registered sources on demand; the scheduler lives in server.ts. */
   crawler: Crawler;
@@ -50,6 +53,8 @@ export interface ContextOptions {
 
 export async function createContext(config: RegistryConfig, options: ContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  // Before anything is opened: a bad vocabulary file stops the start with nothing to close.
+  const vocabulary = await loadQueryVocabulary({ synonymsFile: config.searchSynonymsFile, relatedWordsFile: config.searchRelatedWordsFile });
   const database = await connectDatabase({
     databaseUrl: config.databaseUrl,
     databaseReplicaUrl: config.databaseReplicaUrl,
@@ -88,6 +93,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       redis,
       metrics,
       embedder,
+      vocabulary,
       pageTokens: createPageTokenCodec(secret),
       crawler,
       federation,

@@ -13,6 +13,7 @@ import { getLiveEntry, listLiveEntriesOfType } from '../catalog/entry-repository
 import type { Database } from '../db/schema';
 import { MAX_FACET_LIMIT, exploreRegistry } from '../search/explore-service';
 import { normaliseFilter, type QueryFilter } from '../search/query-filter';
+import type { QueryVocabulary } from '../search/query-vocabulary';
 import { matchText, type QueryEmbedder } from '../search/relevance';
 import { entriesOfPage } from '../search/search-service';
 import { AlexandriaLibraryService } from './library-service';
@@ -23,14 +24,16 @@ import { type AlexandriaLibrary, type AlexandriaRecord, loadAlexandriaLibrary } 
 export interface RegistryIndexDeps {
   db: Kysely<Database>;
   embedder: QueryEmbedder;
+  /** The registry's query vocabulary, so that the library's search is POST /search's; bundled when absent. */
+  vocabulary?: QueryVocabulary;
 }
 
 export class RegistryResourceIndex implements ResourceIndex {
   constructor(private readonly deps: RegistryIndexDeps) {}
 
   async search(params: IndexSearchParams): Promise<IndexSearchResult> {
-    const { db, embedder } = this.deps;
-    const matches = await matchText(db, embedder, params.text.trim(), normaliseFilter(toQueryFilter(params.filter)));
+    const { db, embedder, vocabulary } = this.deps;
+    const matches = await matchText(db, embedder, params.text.trim(), normaliseFilter(toQueryFilter(params.filter)), { vocabulary });
     const page = await entriesOfPage(db, matches, 0, params.limit);
     return { entries: page.map((r) => ({ entry: r.entry, score: r.score })), total: matches.length };
   }

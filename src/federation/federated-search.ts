@@ -158,7 +158,7 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
   const timer = setTimeout(() => controller.abort(new Error('federation budget spent')), Math.max(0, timeLeft()));
   // The local search starts with the fan-out, not after the peer list is read. Only its page's entries
   // are read: the merge takes at most pageSize local results (local copies are never dropped as duplicates).
-  const local = matchText(deps.db, deps.embedder, text, filter, { typeWeights: deps.typeWeights }, deps.timings).then(async (matches) => ({
+  const local = matchText(deps.db, deps.embedder, text, filter, { typeWeights: deps.typeWeights, vocabulary: deps.vocabulary }, deps.timings).then(async (matches) => ({
     matches,
     page: await entriesOfPage(deps.db, matches, offset, pageSize),
   }));

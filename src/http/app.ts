@@ -126,7 +126,7 @@ export function createApp(ctx: AppContext): RegistryApp {
 
   // Alexandria (docs/alexandria.md): MCP at /mcp and the static routes, outside the ARD OpenAPI document,
   // mounted before the JSON parser and the OpenAPI catch-all (the MCP route parses its own body).
-  const library = openRegistryLibrary({ db: ctx.readDb, embedder: ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
+  const library = openRegistryLibrary({ db: ctx.readDb, embedder: ctx.embedder, vocabulary: ctx.vocabulary }, ALEXANDRIA_LIBRARY_FILE);
   library.catch(() => undefined); // reported through `ready`
   mountLibraryRoutes(app, { publicUrl: ctx.config.publicUrl, db: ctx.readDb, library });
   mountMcpOverHttp(app, '/mcp', async () => createAlexandriaMcpServer((await library).service, { logger: ctx.logger }), { logger: ctx.logger });

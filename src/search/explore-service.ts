@@ -5,6 +5,7 @@ import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
 import { liveAndFilteredSql, matchedIdentifiersSql } from './matched-set';
 import { checkFieldPath, fieldValuesArraySql, isFacetTableField, isMultiValuedField, normaliseFilter, type QueryFilter } from './query-filter';
+import type { QueryVocabulary } from './query-vocabulary';
 import { matchText, type QueryEmbedder } from './relevance';
 import { checkQueryText, type SearchTimings } from './search-service';
 
@@ -47,6 +48,8 @@ export interface ExploreDeps {
   timings?: SearchTimings;
   /** false: read every facet from `entries` (the generic path); tests compare the two. Default true. */
   useFacetTable?: boolean;
+  /** The query vocabulary: search's, so that the matched set is search's; the bundled tables when absent. */
+  vocabulary?: QueryVocabulary;
 }
 
 interface CheckedFacet {
@@ -81,7 +84,7 @@ export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): P
   const text = input.text === undefined ? undefined : checkQueryText(input.text);
   if (facets.length === 0) return { resultType: 'facets', facets: {} };
 
-  const matches = text === undefined ? null : await matchText(deps.db, deps.embedder, text, filter, {}, deps.timings);
+  const matches = text === undefined ? null : await matchText(deps.db, deps.embedder, text, filter, { vocabulary: deps.vocabulary }, deps.timings);
   if (matches !== null && matches.length === 0) return { resultType: 'facets', facets: Object.fromEntries(facets.map((f) => [f.field, { buckets: [] }])) };
 
   // Two sources of (entry, value) pairs. The standard facet fields come from the facet tables of

@@ -20,6 +20,7 @@ import type { Embedder } from '../embedding/embedder';
 import { toVectorLiteral } from '../embedding/embedder';
 import { filterToSql, type NormalisedFilter } from './query-filter';
 import { dedupe, editDistance, embeddingText, EXPANSION_WEIGHT, expandQuery, identifiersNamedIn, isPlausibleTypo, transpositions, urlsNamedIn, type QueryWord } from './query-text';
+import { BUNDLED_VOCABULARY, type QueryVocabulary } from './query-vocabulary';
 
 /**
  * Semantic calibration (fitted on the dev half of bench/relevance, docs/relevance.md): cosine mapped
@@ -180,6 +181,8 @@ export interface RankingOptions {
   corrections?: boolean;
   /** synonyms.json expansion (benchmark ablation). */
   expansions?: boolean;
+  /** The synonyms and related words that expand the query (SEARCH_SYNONYMS_FILE, ...); default the bundled tables. */
+  vocabulary?: QueryVocabulary;
   /** Postings read per retrieval lexeme (default POSTINGS_PER_LEXEME; benchmark and tests vary it). */
   postingsPerLexeme?: number;
   /**
@@ -226,7 +229,7 @@ export async function prepareQuery(
   db: Kysely<Database>,
   embedder: QueryEmbedder,
   text: string,
-  options: Pick<RankingOptions, 'corrections' | 'expansions'> = {},
+  options: Pick<RankingOptions, 'corrections' | 'expansions' | 'vocabulary'> = {},
 ): Promise<PreparedQuery> {
   const words = await queryWords(db, text, options);
   const [vector, lexical] = await Promise.all([embedder.embedOne(embeddingText(text, words)), resolveTerms(db, words)]);
@@ -234,8 +237,9 @@ export async function prepareQuery(
 }
 
 /** The query's concepts: the words as typed, their expansions, typo corrections and name completions. */
-async function queryWords(db: Kysely<Database>, text: string, options: Pick<RankingOptions, 'corrections' | 'expansions'>): Promise<QueryWord[]> {
-  const typed = expandQuery(text).filter((w) => options.expansions !== false || w.weight === 1);
+async function queryWords(db: Kysely<Database>, text: string, options: Pick<RankingOptions, 'corrections' | 'expansions' | 'vocabulary'>): Promise<QueryWord[]> {
+  const { synonyms, related } = options.vocabulary ?? BUNDLED_VOCABULARY;
+  const typed = expandQuery(text, synonyms, related).filter((w) => options.expansions !== false || w.weight === 1);
   const corrections = options.corrections === false ? [] : await correctionsAndCompletions(db, typed);
   return dedupe([...typed, ...corrections]);
 }

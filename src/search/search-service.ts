@@ -9,6 +9,7 @@ import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
 import { normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
 import { queryKey, type PageTokenCodec } from './page-token';
+import type { QueryVocabulary } from './query-vocabulary';
 import { findMatches, matchText, type Match, type PreparedQuery, type QueryEmbedder, type RankingOptions } from './relevance';
 
 export { CANDIDATES_PER_SIGNAL } from './relevance';
@@ -56,6 +57,8 @@ export interface SearchDeps {
   timings?: SearchTimings;
   /** SEARCH_TYPE_WEIGHTS (RankingOptions.typeWeights); none when absent. */
   typeWeights?: Readonly<Record<string, number>>;
+  /** The query vocabulary (RankingOptions.vocabulary); the bundled tables when absent. */
+  vocabulary?: QueryVocabulary;
 }
 
 /** Runs `work`, reporting its duration as `stage` when timings are wanted. */
@@ -95,7 +98,7 @@ export async function searchIndex(deps: SearchDeps, input: SearchInput): Promise
   const offset = input.pageToken ? deps.pageTokens.decode(input.pageToken, key).o : 0;
   // Only the page's entries are read (the whole list's were ~4 ms at 10k, docs/performance.md). An entry
   // deleted between the match and the read leaves its page one short; the next page is unaffected.
-  const matches = await matchText(deps.db, deps.embedder, text, filter, { typeWeights: deps.typeWeights }, deps.timings);
+  const matches = await matchText(deps.db, deps.embedder, text, filter, { typeWeights: deps.typeWeights, vocabulary: deps.vocabulary }, deps.timings);
   const page = await entriesOfPage(deps.db, matches, offset, pageSize);
   const next = offset + pageSize < matches.length ? deps.pageTokens.encode({ q: key, o: offset + pageSize }) : undefined;
   return {
@@ -109,8 +112,8 @@ export async function searchIndex(deps: SearchDeps, input: SearchInput): Promise
  * (the lexical retrieval overlapping the query embedding), then the matched entries. Stage durations go to
  * `deps.timings`.
  */
-export async function rankText(deps: Pick<SearchDeps, 'db' | 'embedder' | 'timings' | 'typeWeights'>, text: string, filter: NormalisedFilter): Promise<RankedEntry[]> {
-  const matches = await matchText(deps.db, deps.embedder, text, filter, { typeWeights: deps.typeWeights }, deps.timings);
+export async function rankText(deps: Pick<SearchDeps, 'db' | 'embedder' | 'timings' | 'typeWeights' | 'vocabulary'>, text: string, filter: NormalisedFilter): Promise<RankedEntry[]> {
+  const matches = await matchText(deps.db, deps.embedder, text, filter, { typeWeights: deps.typeWeights, vocabulary: deps.vocabulary }, deps.timings);
   return entriesOfPage(deps.db, matches, 0, matches.length);
 }
 

@@ -54,6 +54,13 @@ describe('envToConfig', () => {
     expect(envToConfig({ SEARCH_TYPE_WEIGHTS: 'NONE' }).searchTypeWeights).toEqual({});
   });
 
+  it('reads SEARCH_SYNONYMS_FILE and SEARCH_RELATED_WORDS_FILE as absolute paths; none by default', () => {
+    expect(envToConfig({})).toMatchObject({ searchSynonymsFile: null, searchRelatedWordsFile: null });
+    const config = envToConfig(readEnv({ SEARCH_SYNONYMS_FILE: 'vocab/synonyms.json', SEARCH_RELATED_WORDS_FILE: '/etc/ard/related.json' }));
+    expect(config.searchSynonymsFile).toBe(path.resolve('vocab/synonyms.json'));
+    expect(config.searchRelatedWordsFile).toBe('/etc/ard/related.json');
+  });
+
   it('turns the demo corpus off by default when DATABASE_URL is set, and derives PUBLIC_URL from PORT', () => {
     const config = envToConfig({ DATABASE_URL: 'postgres://db/ard', PORT: '9090' });
     expect(config.loadDemoCorpus).toBe(false);

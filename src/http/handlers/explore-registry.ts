@@ -11,7 +11,7 @@ interface ExploreRequestBody {
 export const exploreRegistry: Handler = async (ctx, request) => {
   const body = request.body as ExploreRequestBody;
   const result = await explore(
-    { db: ctx.readDb, embedder: ctx.embedder, timings: ctx.metrics.searchTimings },
+    { db: ctx.readDb, embedder: ctx.embedder, timings: ctx.metrics.searchTimings, vocabulary: ctx.vocabulary },
     { text: body.query?.text, filter: body.query?.filter, facets: body.resultType.facets },
   );
   return { status: 200, body: result };
