@@ -1,6 +1,7 @@
 // Query normalisation and expansion: pure functions, no database. The query becomes groups of
 // alternative words ("concepts"): a group is matched when any of its alternatives is, so an expansion
 // ("k8s" -> "kubernetes") or a typo correction never counts twice and never dilutes the other words.
+import { ConfigError } from '../config';
 import relatedWordsJson from './related-words.json';
 import synonymsJson from './synonyms.json';
 
@@ -31,18 +32,47 @@ export const MAX_PHRASE = 3;
 
 export type SynonymTable = ReadonlyMap<string, readonly string[]>;
 
-export function loadSynonyms(raw: Record<string, unknown> = synonymsJson): SynonymTable {
+export class VocabularyFileError extends ConfigError {
+  override name = 'VocabularyFileError';
+}
+
+/**
+ * A synonyms.json / related-words.json table (bundled, or an operator's file: query-vocabulary.ts) as the
+ * query tokenizer will match it: keys written as typed queries are ("k8s", "making things up"), at most
+ * MAX_PHRASE words; each value a list of words or phrases; an empty list removes the key from the table it
+ * extends. Keys starting with '_' are comments. Throws VocabularyFileError naming `source` and the key.
+ */
+export function parseVocabularyTable(raw: unknown, source: string): Map<string, string[]> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new VocabularyFileError(`${source}: must be a JSON object of "words typed": ["words they stand for"]`);
+  }
   const table = new Map<string, string[]>();
-  for (const [key, value] of Object.entries(raw)) {
-    if (key.startsWith('_') || !Array.isArray(value)) continue;
-    table.set(tokenize(key).join(' '), value.map((v) => String(v).toLowerCase()));
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (key.startsWith('_')) continue;
+    const words = tokenize(key);
+    const normalised = words.join(' ');
+    if (words.length === 0) throw new VocabularyFileError(`${source}: the key '${key}' has no word in it`);
+    if (words.length > MAX_PHRASE) throw new VocabularyFileError(`${source}: the key '${key}' has ${words.length} words; a key has at most ${MAX_PHRASE}`);
+    if (normalised !== key.trim().toLowerCase().replace(/\s+/g, ' ')) {
+      throw new VocabularyFileError(`${source}: the key '${key}' would match the query words '${normalised}'; write it that way`);
+    }
+    if (table.has(normalised)) throw new VocabularyFileError(`${source}: the key '${normalised}' is given twice`);
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || tokenize(v).length === 0)) {
+      throw new VocabularyFileError(`${source}: the value of '${key}' must be a list of words or phrases (an empty list removes the key)`);
+    }
+    table.set(normalised, value.map((v: string) => v.toLowerCase()));
   }
   return table;
 }
 
+/** A table of synonyms.json's shape; a bad one throws VocabularyFileError (the bundled tables are checked at load). */
+export function loadSynonyms(raw: unknown = synonymsJson, source = 'synonyms.json'): SynonymTable {
+  return parseVocabularyTable(raw, source);
+}
+
 export const SYNONYMS = loadSynonyms();
 /** Everyday words for the domain's concepts ("rain" -> "weather"): related, not the same, so guesses. */
-export const RELATED_WORDS = loadSynonyms(relatedWordsJson);
+export const RELATED_WORDS = loadSynonyms(relatedWordsJson, 'related-words.json');
 
 /** Lower-cased words; keeps inner '-', '.', '+' and '#' ("gpt-4", "node.js", "c++", "c#"). */
 export function tokenize(text: string): string[] {

@@ -4,8 +4,7 @@
 // start and checked key by key, so a bad file stops the start with a message naming the file and the key.
 import { readFile, stat } from 'node:fs/promises';
 
-import { ConfigError } from '../config';
-import { MAX_PHRASE, RELATED_WORDS, SYNONYMS, tokenize, type SynonymTable } from './query-text';
+import { parseVocabularyTable, RELATED_WORDS, SYNONYMS, VocabularyFileError, type SynonymTable } from './query-text';
 
 export interface QueryVocabulary {
   /** Words that mean the same: counted in full (synonyms.json). */
@@ -16,41 +15,8 @@ export interface QueryVocabulary {
 
 export const BUNDLED_VOCABULARY: QueryVocabulary = { synonyms: SYNONYMS, related: RELATED_WORDS };
 
-/** Largest vocabulary file read (the bundled tables are ~60 KB together). */
+/** Largest vocabulary file read (the bundled tables are ~77 KB together). */
 export const MAX_VOCABULARY_FILE_BYTES = 8 * 1024 * 1024;
-
-export class VocabularyFileError extends ConfigError {
-  override name = 'VocabularyFileError';
-}
-
-/**
- * A table's entries as the query tokenizer will match them: keys written as typed queries are ("k8s",
- * "making things up"), at most MAX_PHRASE words; each value a list of words or phrases; an empty list
- * removes the key from the table it extends. Keys starting with '_' are comments. Throws
- * VocabularyFileError naming `source` and the key.
- */
-export function parseVocabularyTable(raw: unknown, source: string): Map<string, string[]> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new VocabularyFileError(`${source}: must be a JSON object of "words typed": ["words they stand for"]`);
-  }
-  const table = new Map<string, string[]>();
-  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (key.startsWith('_')) continue;
-    const words = tokenize(key);
-    const normalised = words.join(' ');
-    if (words.length === 0) throw new VocabularyFileError(`${source}: the key '${key}' has no word in it`);
-    if (words.length > MAX_PHRASE) throw new VocabularyFileError(`${source}: the key '${key}' has ${words.length} words; a key has at most ${MAX_PHRASE}`);
-    if (normalised !== key.trim().toLowerCase().replace(/\s+/g, ' ')) {
-      throw new VocabularyFileError(`${source}: the key '${key}' would match the query words '${normalised}'; write it that way`);
-    }
-    if (table.has(normalised)) throw new VocabularyFileError(`${source}: the key '${normalised}' is given twice`);
-    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || tokenize(v).length === 0)) {
-      throw new VocabularyFileError(`${source}: the value of '${key}' must be a list of words or phrases (an empty list removes the key)`);
-    }
-    table.set(normalised, value.map((v: string) => v.toLowerCase()));
-  }
-  return table;
-}
 
 /** `base` with `additions` applied: a key given replaces the base's value; an empty list removes the key. */
 export function extendTable(base: SynonymTable, additions: ReadonlyMap<string, readonly string[]>): SynonymTable {

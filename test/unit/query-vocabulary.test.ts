@@ -4,15 +4,8 @@ import path from 'node:path';
 import relatedWordsJson from '../../src/search/related-words.json';
 import synonymsJson from '../../src/search/synonyms.json';
 import { ConfigError } from '../../src/config';
-import { expandQuery, loadSynonyms, RELATED_WORDS, SYNONYMS } from '../../src/search/query-text';
-import {
-  BUNDLED_VOCABULARY,
-  extendTable,
-  loadQueryVocabulary,
-  MAX_VOCABULARY_FILE_BYTES,
-  parseVocabularyTable,
-  VocabularyFileError,
-} from '../../src/search/query-vocabulary';
+import { expandQuery, loadSynonyms, parseVocabularyTable, RELATED_WORDS, SYNONYMS, VocabularyFileError } from '../../src/search/query-text';
+import { BUNDLED_VOCABULARY, extendTable, loadQueryVocabulary, MAX_VOCABULARY_FILE_BYTES } from '../../src/search/query-vocabulary';
 
 describe('parseVocabularyTable', () => {
   it('keeps keys as the query tokenizer writes them (case aside), skips comments, allows an empty list', () => {
