@@ -25,7 +25,7 @@ function corpusKeys(file: string): string[] {
 const setFiles = fs.readdirSync(SETS_DIR).filter((f) => f.endsWith('-queries.json'));
 
 describe('labelled query sets (bench/relevance)', () => {
-  it('holds the repo sets and the three held-out pairs', () => {
+  it('holds the repo sets and the four held-out pairs', () => {
     expect(setFiles.sort()).toEqual([
       'alexandria-queries.json',
       'holdout-alexandria-queries.json',
@@ -34,6 +34,8 @@ describe('labelled query sets (bench/relevance)', () => {
       'holdout2-registry-queries.json',
       'holdout3-alexandria-queries.json',
       'holdout3-registry-queries.json',
+      'holdout4-alexandria-queries.json',
+      'holdout4-registry-queries.json',
       'registry-queries.json',
     ]);
   });
