@@ -150,12 +150,12 @@ async function fillSynthetic(db: Kysely<Database>): Promise<void> {
   for (let i = 1; i <= SYNTHETIC_COPIES; i++) {
     await sql`
       INSERT INTO entries (identifier, publisher, type, display_name, description, version, tags, capabilities, entry, host,
-                           content_hash, origin, fetched_at, search_text)
+                           content_hash, origin, fetched_at, search_text, gloss)
       SELECT identifier || ':syn' || ${i}, publisher, type,
              display_name || ' ' || (ARRAY['Pro','Lite','Cloud','Plus','Edge','Hub','Kit','Core'])[1 + ${i} % 8] || ' ' || ${i},
              description, version, tags, capabilities,
              jsonb_set(entry, '{identifier}', to_jsonb(identifier || ':syn' || ${i})), host, content_hash, origin, fetched_at,
-             search_text || ' ' || ${String(i)}
+             search_text || ' ' || ${String(i)}, gloss
       FROM entries WHERE identifier NOT LIKE '%:syn%'`.execute(db);
     await sql`
       INSERT INTO entry_vectors (identifier, model, field, embedding)

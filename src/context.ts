@@ -21,6 +21,8 @@ import type { HttpClient } from './outbound';
 import { createPageTokenCodec, type PageTokenCodec } from './search/page-token';
 import { loadQueryVocabulary, type QueryVocabulary } from './search/query-vocabulary';
 import type { QueryEmbedder } from './search/relevance';
+import { PRODUCT_GLOSSARY } from './catalog/product-glossary';
+import { refreshGlosses } from './embedding/gloss-refresh';
 
 export interface AppContext {
   config: RegistryConfig;
@@ -79,6 +81,14 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
         if (added > 0) logger.info({ added, model: embedder.id }, 'embedded the tags that had no vector');
       })
       .catch((error: unknown) => logger.error({ err: error }, 'embedding tags failed; search ranks without those topic labels'));
+    // Glosses written with another product glossary (a new release, or rows from before migration 0013):
+    // rewritten in the background (src/embedding/gloss-refresh.ts); destroy() stops and waits for it.
+    let stopping = false;
+    const glossesRefreshed = refreshGlosses(database.db, embedder, { onBatch: () => !stopping })
+      .then((result) => {
+        if (result.changed > 0) logger.info({ changed: result.changed, read: result.read, glossary: PRODUCT_GLOSSARY.version }, 'rewrote the product glossary of the entries whose gloss changed');
+      })
+      .catch((error: unknown) => logger.error({ err: error }, 'refreshing the product glossary failed; entries keep their previous glosses until the next start'));
     const crawler = createWebCrawler({ db: database.db, embedder, config, logger }, options.crawlHttp);
     const federation = createFederation(config);
     const metrics = createMetrics();
@@ -102,7 +112,9 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
         await federation.close();
         await opened?.close();
         models?.stop();
+        stopping = true;
         await tagsFilled;
+        await glossesRefreshed;
         await database.close();
       },
     };

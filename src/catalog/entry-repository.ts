@@ -5,6 +5,7 @@ import type { Database } from '../db/schema';
 import { toVectorLiteral } from '../embedding/embedder';
 import type { CatalogEntry, HostInfo } from './catalog-entry';
 import { contentHash, publisherOf, searchableText } from './catalog-entry';
+import { glossFor } from './product-glossary';
 
 export interface EntryToStore {
   entry: CatalogEntry;
@@ -18,10 +19,12 @@ export interface EntryToStore {
 export interface PreparedEntry extends EntryToStore {
   hash: string;
   text: string;
+  /** The product glossary's glosses for it (glossFor): indexed, never part of the entry served. */
+  gloss: string;
 }
 
 export function prepareEntry(input: EntryToStore): PreparedEntry {
-  return { ...input, hash: contentHash(input.entry, input.host), text: searchableText(input.entry) };
+  return { ...input, hash: contentHash(input.entry, input.host), text: searchableText(input.entry), gloss: glossFor(input.entry) };
 }
 
 /** Content hashes of the given identifiers (deleted ones included), to skip unchanged entries. */
@@ -68,6 +71,7 @@ export async function upsertEntries(db: Kysely<Database>, items: PreparedEntry[]
           updated_at: item.entry.updatedAt ?? item.fetchedAt,
           deleted_at: null,
           search_text: item.text,
+          gloss: item.gloss,
           source_id: item.sourceId ?? null,
         })),
       )
@@ -88,6 +92,7 @@ export async function upsertEntries(db: Kysely<Database>, items: PreparedEntry[]
           updated_at: eb.ref('excluded.updated_at'),
           deleted_at: null,
           search_text: eb.ref('excluded.search_text'),
+          gloss: eb.ref('excluded.gloss'),
           source_id: eb.ref('excluded.source_id'),
         })),
       )

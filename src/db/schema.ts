@@ -22,6 +22,8 @@ export interface EntriesTable {
   deleted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   search_text: string;
   search_doc: ColumnType<string, never, never>;
+  /** The product glossary's glosses for the entry (src/catalog/product-glossary.ts, migration 0013); '' when none. */
+  gloss: ColumnType<string, string | undefined, string>;
   /** The crawl source the entry came from; null for files and the demo corpus. */
   source_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
   /** Maintained by a trigger (db/migrations/0003_relevance.sql). */

@@ -1,17 +1,19 @@
-// What gets embedded for each entry, one vector per field: 'doc' is the whole searchable text, 'description'
+// What gets embedded for each entry, one vector per field: 'doc' is the whole searchable text and the
+// product glossary's glosses for it (product-glossary.ts: what the products it names are), 'description'
 // the description alone (the best of the two finds needs the whole-text vector dilutes). Measured with
 // bench:relevance: name and tags+capabilities vectors hurt (a short query is close to every short name), so
 // they are not embedded. representativeQueries are left out: see searchableText.
 import type { CatalogEntry } from '../catalog/catalog-entry';
 import { searchableText } from '../catalog/catalog-entry';
+import { glossFor, PRODUCT_GLOSSARY, type ProductGlossary } from '../catalog/product-glossary';
 
 export const ENTRY_VECTOR_FIELDS = ['doc', 'description'] as const;
 export type EntryVectorField = (typeof ENTRY_VECTOR_FIELDS)[number];
 
 /** The text of each field; an empty string means the entry has no such field (no vector is stored). */
-export function entryEmbeddingTexts(entry: CatalogEntry): Record<EntryVectorField, string> {
+export function entryEmbeddingTexts(entry: CatalogEntry, glossary: ProductGlossary = PRODUCT_GLOSSARY): Record<EntryVectorField, string> {
   return {
-    doc: searchableText(entry),
+    doc: [searchableText(entry), glossFor(entry, glossary)].filter((part) => part !== '').join('\n'),
     description: entry.description ?? '',
   };
 }

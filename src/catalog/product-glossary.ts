@@ -1,0 +1,109 @@
+// The product glossary (product-glosses.json): what the products, technologies and standards an entry
+// names are, in plain words. A third of the corpus says little more than a name ("Shodan", "WiseVision
+// ROS2: MCP for ROS2"), and a user who describes the job ("find exposed devices on my network", "program
+// my robot") shares no word with it, nor does the bundled embedder know the name. An entry that names a
+// glossary key is indexed with the key's gloss: words of its lexical document, weighted as its description
+// (the `gloss` column: migration 0013), and part of the text its doc vector embeds (entry-texts.ts). The
+// entry itself is stored as it was published. docs/relevance.md, "Product glossary".
+import { createHash } from 'node:crypto';
+import glossaryJson from './product-glosses.json';
+
+/** At most this many glosses per entry, the first named first: an entry listing twenty integrations is glossed by its own product. */
+export const MAX_GLOSSES_PER_ENTRY = 3;
+/** A key has at most this many words ("husqvarna automower", "agent-as-a-judge": hyphens separate words). */
+export const MAX_KEY_WORDS = 4;
+/** Glosses are short: a longer one would outweigh what the entry says of itself. */
+export const MAX_GLOSS_WORDS = 30;
+
+export class ProductGlossaryError extends Error {
+  override name = 'ProductGlossaryError';
+}
+
+export interface ProductGlossary {
+  /** Gloss by key, the key as its words joined by one space ("close com", "ros2"). */
+  readonly glosses: ReadonlyMap<string, string>;
+  /** Keys by their first word, for the scan of an entry's words. */
+  readonly byFirstWord: ReadonlyMap<string, readonly string[][]>;
+  /** Changes when any key or gloss does (or the way keys match): stored glossaries are refreshed by it. */
+  readonly version: string;
+}
+
+/** The way entries are matched; part of the version, so a change to it refreshes stored glosses too. */
+const MATCHING = 'words-v1';
+
+/** Lower-cased words: letters, digits, '+' and '#' ("c++", "c#"); anything else separates ("close.com" -> close, com). */
+export function glossaryWords(text: string): string[] {
+  return text.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{N}+#]+/u).filter((w) => w !== '');
+}
+
+/** A glossary of product-glosses.json's shape ({"key": "gloss"}, '_' keys are comments); throws ProductGlossaryError naming the key. */
+export function parseProductGlossary(raw: unknown, source: string): ProductGlossary {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ProductGlossaryError(`${source}: must be a JSON object of "product name": "what it is, in plain words"`);
+  }
+  const glosses = new Map<string, string>();
+  const byFirstWord = new Map<string, string[][]>();
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (key.startsWith('_')) continue;
+    const words = glossaryWords(key);
+    if (words.length === 0) throw new ProductGlossaryError(`${source}: the key '${key}' has no word in it`);
+    if (words.length > MAX_KEY_WORDS) throw new ProductGlossaryError(`${source}: the key '${key}' has ${words.length} words; a key has at most ${MAX_KEY_WORDS}`);
+    const normalised = words.join(' ');
+    if (glosses.has(normalised)) throw new ProductGlossaryError(`${source}: the key '${key}' matches the same words as another key ('${normalised}')`);
+    if (typeof value !== 'string' || glossaryWords(value).length === 0) {
+      throw new ProductGlossaryError(`${source}: the gloss of '${key}' must be a non-empty string`);
+    }
+    const glossWords = glossaryWords(value).length;
+    if (glossWords > MAX_GLOSS_WORDS) throw new ProductGlossaryError(`${source}: the gloss of '${key}' has ${glossWords} words; a gloss has at most ${MAX_GLOSS_WORDS}`);
+    glosses.set(normalised, value.trim());
+    const list = byFirstWord.get(words[0]) ?? [];
+    list.push(words);
+    byFirstWord.set(words[0], list);
+  }
+  // Longest keys first, so "aws bedrock" is found where "aws" would also match.
+  for (const list of byFirstWord.values()) list.sort((a, b) => b.length - a.length);
+  const canonical = JSON.stringify([MATCHING, MAX_GLOSSES_PER_ENTRY, [...glosses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+  return { glosses, byFirstWord, version: createHash('sha256').update(canonical).digest('hex').slice(0, 16) };
+}
+
+export const PRODUCT_GLOSSARY = parseProductGlossary(glossaryJson, 'product-glosses.json');
+
+/** What of an entry is searched for glossary keys: the fields its lexical document is made of, and its identifier. */
+export interface GlossableEntry {
+  identifier: string;
+  displayName: string;
+  description?: string;
+  tags?: string[];
+  capabilities?: string[];
+}
+
+/** Hosts that say where an entry's code lives, not what it is: their words are not searched for keys. */
+const CODE_HOSTS = new Set(['github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org']);
+
+/** The words of an ARD identifier worth matching: its segments after the host, and the host's unless it is a code host ("urn:air:mcp.close.com:mcp:close"). */
+function identifierText(identifier: string): string {
+  const [, , host = '', ...rest] = identifier.split(':');
+  return [CODE_HOSTS.has(host.toLowerCase()) ? '' : host, ...rest].join(' ');
+}
+
+/**
+ * The glosses of the keys `entry` names as whole words, joined into one text ('' when none): in the order
+ * first named (name, identifier, description, tags, tool names), each once, at most MAX_GLOSSES_PER_ENTRY.
+ */
+export function glossFor(entry: GlossableEntry, glossary: ProductGlossary = PRODUCT_GLOSSARY): string {
+  const fields = [entry.displayName, identifierText(entry.identifier), entry.description ?? '', (entry.tags ?? []).join(' , '), (entry.capabilities ?? []).join(' , ')];
+  const found: string[] = [];
+  for (const field of fields) {
+    const words = glossaryWords(field);
+    for (let i = 0; i < words.length && found.length < MAX_GLOSSES_PER_ENTRY; i++) {
+      for (const key of glossary.byFirstWord.get(words[i]) ?? []) {
+        if (!key.every((w, j) => words[i + j] === w)) continue;
+        const joined = key.join(' ');
+        if (!found.includes(joined)) found.push(joined);
+        i += key.length - 1;
+        break;
+      }
+    }
+  }
+  return found.map((key) => glossary.glosses.get(key)!.replace(/[.\s]+$/, '') + '.').join(' ');
+}

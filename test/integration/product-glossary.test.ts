@@ -1,0 +1,137 @@
+// The product glossary on a real registry (PostgreSQL + pgvector, the bundled model, the demo corpus): an
+// entry that says little more than a product's name is found by a need said in everyday words, through the
+// gloss it is indexed with; the entry served is as published; and the glosses stored follow the glossary
+// (gloss-refresh.ts): rewritten with their doc vectors when it changes, once per glossary version.
+import { sql } from 'kysely';
+import { glossFor, parseProductGlossary, PRODUCT_GLOSSARY } from '../../src/catalog/product-glossary';
+import type { CatalogEntry } from '../../src/catalog/catalog-entry';
+import { getSetting, setSetting } from '../../src/db/settings';
+import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
+import { GLOSSARY_VERSION_SETTING, refreshGlosses } from '../../src/embedding/gloss-refresh';
+import { startTestRegistry, type TestRegistry } from '../helpers/registry';
+
+// The docker catalog's Shodan entry: a display name and two tags, no description, no tools.
+const SHODAN = 'urn:air:github.com:Cyreslab-AI:shodan-mcp-server';
+const NEED = 'find webcams and routers anyone on the internet can reach';
+/** A glossary that names no product of the corpus: refreshing to it empties every gloss. */
+const EMPTY = parseProductGlossary({ zqxjv: 'a product no entry names' }, 'empty.json');
+
+let registry: TestRegistry;
+beforeAll(async () => {
+  registry = await startTestRegistry();
+  // The start's own refresh (nothing to change on a fresh copy of the demo corpus) is done before we begin.
+  await waitFor(async () => (await getSetting(registry.ctx.db, GLOSSARY_VERSION_SETTING)) === PRODUCT_GLOSSARY.version);
+});
+afterAll(async () => {
+  await registry?.close();
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function rankOf(identifier: string, text: string): Promise<number> {
+  const res = await registry.post('/search', { query: { text }, pageSize: 50 });
+  expect(res.status).toBe(200);
+  return (res.body.results as Array<{ identifier: string }>).findIndex((r) => r.identifier === identifier);
+}
+
+async function stored(identifier: string) {
+  return sql<{ gloss: string; entry: CatalogEntry; lexemes: string[] }>`
+    SELECT gloss, entry, rank_lexemes AS lexemes FROM entries WHERE identifier = ${identifier}`
+    .execute(registry.ctx.db)
+    .then((r) => r.rows[0]);
+}
+
+async function docVector(identifier: string, model: string): Promise<number[] | null> {
+  const rows = await sql<{ v: string }>`SELECT embedding::text AS v FROM entry_vectors WHERE identifier = ${identifier} AND model = ${model} AND field = 'doc'`.execute(registry.ctx.db);
+  return rows.rows.length === 0 ? null : (JSON.parse(rows.rows[0].v) as number[]);
+}
+
+describe('an entry is indexed with the glosses of the products it names', () => {
+  it('is stored with its gloss, which its lexical document holds; the entry served is the one published', async () => {
+    const row = await stored(SHODAN);
+    expect(row.gloss).toBe(glossFor(row.entry));
+    expect(row.gloss).toMatch(/internet-connected devices/);
+    expect(row.lexemes).toEqual(expect.arrayContaining(['webcam', 'router', 'expos']));
+    const res = await registry.post('/search', { query: { text: NEED }, pageSize: 5 });
+    const served = (res.body.results as Array<{ identifier: string }>).find((r) => r.identifier === SHODAN);
+    expect(served).toBeDefined();
+    expect(JSON.stringify(served)).not.toMatch(/webcams|gloss/);
+  });
+
+  it('a need said in everyday words finds the entry that says only its product name, and does not without the gloss', async () => {
+    expect(await rankOf(SHODAN, NEED)).toBe(0);
+    const emptied = await refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: EMPTY });
+    expect(emptied.ran).toBe(true);
+    expect((await stored(SHODAN)).gloss).toBe('');
+    const without = await rankOf(SHODAN, NEED);
+    expect(without === -1 || without > 5).toBe(true);
+    const restored = await refreshGlosses(registry.ctx.db, registry.ctx.embedder);
+    expect(restored.changed).toBe(emptied.changed);
+    expect(await rankOf(SHODAN, NEED)).toBe(0);
+  });
+});
+
+describe('refreshGlosses: the stored glosses follow the glossary', () => {
+  it('rewrites every changed gloss and its doc vector, then records the version; a second run reads nothing', async () => {
+    const glossed = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM entries WHERE gloss <> ''`.execute(registry.ctx.db)).rows[0].n);
+    expect(glossed).toBeGreaterThan(300);
+    const emptied = await refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: EMPTY, batchSize: 100 });
+    expect(emptied).toEqual({ ran: true, completed: true, read: expect.any(Number), changed: glossed });
+    expect(await getSetting(registry.ctx.db, GLOSSARY_VERSION_SETTING)).toBe(EMPTY.version);
+    expect(await refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: EMPTY })).toEqual({ ran: false, completed: true, read: 0, changed: 0 });
+
+    const restored = await refreshGlosses(registry.ctx.db, registry.ctx.embedder);
+    expect(restored.changed).toBe(glossed);
+    const row = await stored(SHODAN);
+    expect(row.gloss).toBe(glossFor(row.entry));
+    // The doc vector is the embedding of the text with the gloss, not the one without it.
+    const [expected] = await registry.ctx.embedder.embed([entryEmbeddingTexts(row.entry).doc]);
+    const [withoutGloss] = await registry.ctx.embedder.embed([entryEmbeddingTexts(row.entry, EMPTY).doc]);
+    const vector = (await docVector(SHODAN, registry.ctx.embedder.id))!;
+    expect(Math.max(...vector.map((x, i) => Math.abs(x - expected[i])))).toBeLessThan(1e-5);
+    expect(Math.max(...vector.map((x, i) => Math.abs(x - withoutGloss[i])))).toBeGreaterThan(1e-3);
+  });
+
+  it("removes other models' doc vectors of the entries it changes (a model switch re-embeds them), and keeps the rest", async () => {
+    const other = 'another-model';
+    const untouched = (await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE gloss = '' LIMIT 1`.execute(registry.ctx.db)).rows[0].identifier;
+    for (const id of [SHODAN, untouched]) {
+      await sql`INSERT INTO entry_vectors (identifier, model, field, embedding) VALUES (${id}, ${other}, 'doc', '[1,0,0]'), (${id}, ${other}, 'description', '[0,1,0]')`.execute(registry.ctx.db);
+    }
+    await refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: EMPTY });
+    expect(await docVector(SHODAN, other)).toBeNull();
+    expect(await docVector(untouched, other)).toEqual([1, 0, 0]);
+    const descriptions = await sql<{ identifier: string }>`SELECT identifier FROM entry_vectors WHERE model = ${other} AND field = 'description' ORDER BY identifier`.execute(registry.ctx.db);
+    expect(descriptions.rows.map((r) => r.identifier).sort()).toEqual([SHODAN, untouched].sort());
+    await sql`DELETE FROM entry_vectors WHERE model = ${other}`.execute(registry.ctx.db);
+    await refreshGlosses(registry.ctx.db, registry.ctx.embedder);
+  });
+
+  it('a refresh stopped midway records no version, so the next one goes on', async () => {
+    await setSetting(registry.ctx.db, GLOSSARY_VERSION_SETTING, 'stale');
+    const stopped = await refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: EMPTY, batchSize: 50, onBatch: () => false });
+    expect(stopped).toEqual({ ran: true, completed: false, read: 50, changed: expect.any(Number) });
+    expect(await getSetting(registry.ctx.db, GLOSSARY_VERSION_SETTING)).toBe('stale');
+    await refreshGlosses(registry.ctx.db, registry.ctx.embedder);
+    expect((await stored(SHODAN)).gloss).toBe(glossFor((await stored(SHODAN)).entry));
+  });
+
+  it('a registry started on a database refreshed to another glossary rewrites the glosses in the background', async () => {
+    await refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: EMPTY });
+    expect((await stored(SHODAN)).gloss).toBe('');
+    const second = await startTestRegistry({ database: registry.database });
+    try {
+      await waitFor(async () => (await getSetting(registry.ctx.db, GLOSSARY_VERSION_SETTING)) === PRODUCT_GLOSSARY.version);
+      expect((await stored(SHODAN)).gloss).toMatch(/internet-connected devices/);
+      expect(await rankOf(SHODAN, NEED)).toBe(0);
+    } finally {
+      await second.close();
+    }
+  });
+});

@@ -1,0 +1,117 @@
+// The product glossary (src/catalog/product-glossary.ts): the bundled file's shape, the checks a glossary
+// gets, which keys an entry names, and what the doc vector embeds.
+import {
+  glossaryWords,
+  glossFor,
+  MAX_GLOSS_WORDS,
+  MAX_GLOSSES_PER_ENTRY,
+  MAX_KEY_WORDS,
+  parseProductGlossary,
+  PRODUCT_GLOSSARY,
+  ProductGlossaryError,
+} from '../../src/catalog/product-glossary';
+import { searchableText } from '../../src/catalog/catalog-entry';
+import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
+import glossaryJson from '../../src/catalog/product-glosses.json';
+
+const glossary = parseProductGlossary(
+  {
+    _comment: 'test glossary',
+    ros2: 'robot operating system framework',
+    'close.com': 'sales CRM for small teams',
+    aws: 'Amazon cloud services',
+    'aws bedrock': 'managed foundation models on Amazon',
+    github: 'code hosting and pull requests',
+    redis: 'in-memory key-value store.',
+    kafka: 'event streaming platform',
+    neo4j: 'graph database',
+  },
+  'test.json',
+);
+
+function entry(fields: { identifier?: string; displayName?: string; description?: string; tags?: string[]; capabilities?: string[] }) {
+  return { identifier: 'urn:air:example.com:x', displayName: 'X', ...fields };
+}
+
+describe('the bundled product-glosses.json', () => {
+  it('loads: hundreds of keys, each of at most MAX_KEY_WORDS words, each gloss at most MAX_GLOSS_WORDS words', () => {
+    expect(PRODUCT_GLOSSARY.glosses.size).toBeGreaterThan(400);
+    expect(PRODUCT_GLOSSARY.glosses.size).toBe(Object.keys(glossaryJson).filter((k) => !k.startsWith('_')).length);
+    for (const [key, gloss] of PRODUCT_GLOSSARY.glosses) {
+      expect(key.split(' ').length).toBeLessThanOrEqual(MAX_KEY_WORDS);
+      expect(glossaryWords(gloss).length).toBeLessThanOrEqual(MAX_GLOSS_WORDS);
+    }
+  });
+
+  it('glosses what a thin entry names (its products, never its code host)', () => {
+    const gloss = glossFor({ identifier: 'urn:air:github.com:nokia:mcp-redfish', displayName: 'mcp-redfish', description: 'Natural language interface for managing infrastructure via Redfish API' });
+    expect(gloss).toBe(`${PRODUCT_GLOSSARY.glosses.get('redfish')!.replace(/[.\s]+$/, '')}.`);
+    expect(gloss).not.toContain(PRODUCT_GLOSSARY.glosses.get('github')!.slice(0, 20));
+  });
+});
+
+describe('parseProductGlossary: a bad glossary is refused, naming the key', () => {
+  const bad: Array<[string, unknown, RegExp]> = [
+    ['not an object', ['ros2'], /must be a JSON object/],
+    ['a key with no word', { '--': 'x y' }, /the key '--' has no word/],
+    ['a key of too many words', { 'one two three four five': 'a gloss' }, /'one two three four five' has 5 words; a key has at most 4/],
+    ['two keys with the same words', { 'close.com': 'a', 'close com': 'b' }, /the key 'close com' matches the same words as another key \('close com'\)/],
+    ['a gloss that is not a string', { ros2: ['robot'] }, /the gloss of 'ros2' must be a non-empty string/],
+    ['an empty gloss', { ros2: ' . ' }, /the gloss of 'ros2' must be a non-empty string/],
+    ['a gloss too long', { ros2: 'word '.repeat(MAX_GLOSS_WORDS + 1) }, /the gloss of 'ros2' has 31 words; a gloss has at most 30/],
+  ];
+  it.each(bad)('%s', (_label, raw, message) => {
+    expect(() => parseProductGlossary(raw, 'glossary.json')).toThrow(ProductGlossaryError);
+    expect(() => parseProductGlossary(raw, 'glossary.json')).toThrow(message);
+    expect(() => parseProductGlossary(raw, 'glossary.json')).toThrow(/^glossary\.json: /);
+  });
+});
+
+describe('the glossary version', () => {
+  it('is the same for the same keys and glosses in any order, and changes with any gloss', () => {
+    const a = parseProductGlossary({ ros2: 'robots', kafka: 'streams' }, 'a');
+    expect(parseProductGlossary({ kafka: 'streams', ros2: 'robots', _note: 'comments do not count' }, 'b').version).toBe(a.version);
+    expect(parseProductGlossary({ ros2: 'robots!', kafka: 'streams' }, 'c').version).not.toBe(a.version);
+    expect(parseProductGlossary({ ros2: 'robots' }, 'd').version).not.toBe(a.version);
+  });
+});
+
+describe('glossFor: the keys an entry names', () => {
+  it('matches whole words only, in any field, case and punctuation aside', () => {
+    expect(glossFor(entry({ description: 'Bridge to ROS2 topics' }), glossary)).toBe('robot operating system framework.');
+    expect(glossFor(entry({ tags: ['Kafka'] }), glossary)).toBe('event streaming platform.');
+    expect(glossFor(entry({ capabilities: ['neo4j_query'] }), glossary)).toBe('graph database.');
+    expect(glossFor(entry({ description: 'ros20 and kafkaesque redistribution' }), glossary)).toBe('');
+  });
+
+  it('prefers the longest key at a place ("aws bedrock" over "aws"), and a lone "aws" elsewhere is its own key', () => {
+    expect(glossFor(entry({ displayName: 'AWS Bedrock agents' }), glossary)).toBe('managed foundation models on Amazon.');
+    expect(glossFor(entry({ displayName: 'AWS Bedrock agents', description: 'runs on AWS' }), glossary)).toBe('managed foundation models on Amazon. Amazon cloud services.');
+  });
+
+  it('names each key once, in the order first named (name first), at most MAX_GLOSSES_PER_ENTRY', () => {
+    expect(MAX_GLOSSES_PER_ENTRY).toBe(3);
+    const many = entry({ displayName: 'Neo4j bridge', description: 'Reads Kafka into Neo4j; caches in Redis; ships ROS2 messages', tags: ['kafka'] });
+    expect(glossFor(many, glossary)).toBe('graph database. event streaming platform. in-memory key-value store.');
+  });
+
+  it("reads an identifier's segments, and its host unless the host is a code host", () => {
+    expect(glossFor(entry({ identifier: 'urn:air:mcp.close.com:mcp:close' }), glossary)).toBe('sales CRM for small teams.');
+    expect(glossFor(entry({ identifier: 'urn:air:github.com:someone:tool' }), glossary)).toBe('');
+    expect(glossFor(entry({ identifier: 'urn:air:github.com:redis:mcp-redis' }), glossary)).toBe('in-memory key-value store.');
+    // The word itself still counts where the entry says it.
+    expect(glossFor(entry({ identifier: 'urn:air:github.com:someone:tool', description: 'Reviews GitHub pull requests' }), glossary)).toBe('code hosting and pull requests.');
+  });
+});
+
+describe('entryEmbeddingTexts: the doc vector embeds the glosses', () => {
+  it('doc is the searchable text, then the glosses; the description vector is the description alone', () => {
+    const e = { identifier: 'urn:air:github.com:nokia:mcp-redfish', displayName: 'mcp-redfish', type: 'application/mcp-server-card+json', url: 'https://x.test', description: 'Managing infrastructure via Redfish API' };
+    const texts = entryEmbeddingTexts(e);
+    expect(texts.doc).toBe(`${searchableText(e)}\n${glossFor(e)}`);
+    expect(glossFor(e)).not.toBe('');
+    expect(texts.description).toBe(e.description);
+    const plain = { ...e, displayName: 'Plain', description: 'nothing the glossary knows', identifier: 'urn:air:example.com:plain' };
+    expect(entryEmbeddingTexts(plain).doc).toBe(searchableText(plain));
+  });
+});
