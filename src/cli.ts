@@ -76,7 +76,7 @@ async function mcpOverStdio(): Promise<number> {
   const logger = createLogger(config.logLevel, { transport: 'mcp-stdio' }, 'stderr');
   const ctx = await createContext(config, { logger });
   try {
-    if (config.loadDemoCorpus) await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, logger);
+    if (config.loadDemoCorpus) await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder, glossary: ctx.glossary }, logger);
     const { service } = await openRegistryLibrary({ db: ctx.db, embedder: ctx.embedder, vocabulary: ctx.vocabulary }, ALEXANDRIA_LIBRARY_FILE);
     const server = createAlexandriaMcpServer(service, { logger });
     const closed = new Promise<void>((resolve) => {
@@ -152,7 +152,7 @@ function progressBar(label: string) {
 async function ingestOneFile(ctx: AppContext, file: string): Promise<boolean> {
   const bar = progressBar(file);
   try {
-    const report = await ingestFile({ db: ctx.db, embedder: ctx.embedder }, file, bar.update);
+    const report = await ingestFile({ db: ctx.db, embedder: ctx.embedder, glossary: ctx.glossary }, file, bar.update);
     bar.stop();
     process.stdout.write(
       `${file}: ${report.total} entries: ${report.added} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.rejected.length} rejected\n`,

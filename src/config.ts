@@ -64,6 +64,8 @@ export interface RegistryConfig {
   /** JSON files extending the bundled synonyms / related words (src/search/query-vocabulary.ts); null = none. */
   searchSynonymsFile: string | null;
   searchRelatedWordsFile: string | null;
+  /** A JSON file extending the bundled product glossary (src/catalog/product-glossary.ts); null = none. */
+  searchGlossaryFile: string | null;
 }
 
 export interface CrawlConfig {
@@ -108,7 +110,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     'CRAWL_ALLOW_PRIVATE', 'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'MAX_BODY_BYTES',
     'EMBEDDING_MODEL_DIR', 'EMBEDDING_RUNTIME', 'TRUST_PROXY', 'CRAWL_INTERVAL_SECONDS', 'CRAWL_USER_AGENT', 'CRAWL_MAX_ENTRIES', 'CRAWL_MAX_DEPTH',
     'CRAWL_MAX_BYTES', 'CRAWL_TIMEOUT_MS', 'CRAWL_HOST_DELAY_MS', 'CRAWL_CONCURRENCY', 'CRAWL_SCHEDULER', 'CRAWL_POLL_MS',
-    'SEARCH_TYPE_WEIGHTS', 'SEARCH_SYNONYMS_FILE', 'SEARCH_RELATED_WORDS_FILE',
+    'SEARCH_TYPE_WEIGHTS', 'SEARCH_SYNONYMS_FILE', 'SEARCH_RELATED_WORDS_FILE', 'SEARCH_GLOSSARY_FILE',
   ];
   const out: Env = {};
   for (const name of names) {
@@ -183,6 +185,7 @@ export function envToConfig(env: Env): RegistryConfig {
     searchTypeWeights: typeWeights(env),
     searchSynonymsFile: env.SEARCH_SYNONYMS_FILE ? path.resolve(env.SEARCH_SYNONYMS_FILE) : null,
     searchRelatedWordsFile: env.SEARCH_RELATED_WORDS_FILE ? path.resolve(env.SEARCH_RELATED_WORDS_FILE) : null,
+    searchGlossaryFile: env.SEARCH_GLOSSARY_FILE ? path.resolve(env.SEARCH_GLOSSARY_FILE) : null,
   };
 }
 

@@ -21,7 +21,7 @@ import type { HttpClient } from './outbound';
 import { createPageTokenCodec, type PageTokenCodec } from './search/page-token';
 import { loadQueryVocabulary, type QueryVocabulary } from './search/query-vocabulary';
 import type { QueryEmbedder } from './search/relevance';
-import { PRODUCT_GLOSSARY } from './catalog/product-glossary';
+import { loadProductGlossary, type ProductGlossary } from './catalog/product-glossary';
 import { refreshGlosses } from './embedding/gloss-refresh';
 
 export interface AppContext {
@@ -38,6 +38,8 @@ export interface AppContext {
   embedder: QueryEmbedder;
   /** The synonyms and related words that expand queries: the bundled tables and the operator's files. */
   vocabulary: QueryVocabulary;
+  /** The product glossary entries are indexed with: the bundled one, extended by SEARCH_GLOSSARY_FILE. */
+  glossary: ProductGlossary;
   pageTokens: PageTokenCodec;
   /** Web ingestion (src/crawl): crawls registered sources on demand; the scheduler lives in server.ts. */
   crawler: Crawler;
@@ -57,6 +59,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
   const logger = options.logger ?? createLogger(config.logLevel);
   // Before anything is opened: a bad vocabulary file stops the start with nothing to close.
   const vocabulary = await loadQueryVocabulary({ synonymsFile: config.searchSynonymsFile, relatedWordsFile: config.searchRelatedWordsFile });
+  const glossary = await loadProductGlossary(config.searchGlossaryFile);
   const database = await connectDatabase({
     databaseUrl: config.databaseUrl,
     databaseReplicaUrl: config.databaseReplicaUrl,
@@ -84,12 +87,12 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     // Glosses written with another product glossary (a new release, or rows from before migration 0013):
     // rewritten in the background (src/embedding/gloss-refresh.ts); destroy() stops and waits for it.
     let stopping = false;
-    const glossesRefreshed = refreshGlosses(database.db, embedder, { onBatch: () => !stopping })
+    const glossesRefreshed = refreshGlosses(database.db, embedder, { glossary, onBatch: () => !stopping })
       .then((result) => {
-        if (result.changed > 0) logger.info({ changed: result.changed, read: result.read, glossary: PRODUCT_GLOSSARY.version }, 'rewrote the product glossary of the entries whose gloss changed');
+        if (result.changed > 0) logger.info({ changed: result.changed, read: result.read, glossary: glossary.version }, 'rewrote the product glossary of the entries whose gloss changed');
       })
       .catch((error: unknown) => logger.error({ err: error }, 'refreshing the product glossary failed; entries keep their previous glosses until the next start'));
-    const crawler = createWebCrawler({ db: database.db, embedder, config, logger }, options.crawlHttp);
+    const crawler = createWebCrawler({ db: database.db, embedder, config, logger, glossary }, options.crawlHttp);
     const federation = createFederation(config);
     const metrics = createMetrics();
     if (bundled) metrics.bundledEmbeddingRuntime.set({ runtime: bundled.runtime }, 1);
@@ -104,6 +107,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       metrics,
       embedder,
       vocabulary,
+      glossary,
       pageTokens: createPageTokenCodec(secret),
       crawler,
       federation,

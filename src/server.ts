@@ -21,7 +21,7 @@ export interface RunningRegistry {
 export async function startRegistry(config: RegistryConfig, options: ContextOptions = {}): Promise<RunningRegistry> {
   const ctx = await createContext(config, options);
   try {
-    if (config.loadDemoCorpus) await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, ctx.logger);
+    if (config.loadDemoCorpus) await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder, glossary: ctx.glossary }, ctx.logger);
     const { app, ready, drain, settled } = createApp(ctx);
     await ready;
     const server = http.createServer(app);

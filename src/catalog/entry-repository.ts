@@ -5,7 +5,7 @@ import type { Database } from '../db/schema';
 import { toVectorLiteral } from '../embedding/embedder';
 import type { CatalogEntry, HostInfo } from './catalog-entry';
 import { contentHash, publisherOf, searchableText } from './catalog-entry';
-import { glossFor } from './product-glossary';
+import { glossFor, PRODUCT_GLOSSARY, type ProductGlossary } from './product-glossary';
 
 export interface EntryToStore {
   entry: CatalogEntry;
@@ -23,8 +23,8 @@ export interface PreparedEntry extends EntryToStore {
   gloss: string;
 }
 
-export function prepareEntry(input: EntryToStore): PreparedEntry {
-  return { ...input, hash: contentHash(input.entry, input.host), text: searchableText(input.entry), gloss: glossFor(input.entry) };
+export function prepareEntry(input: EntryToStore, glossary: ProductGlossary = PRODUCT_GLOSSARY): PreparedEntry {
+  return { ...input, hash: contentHash(input.entry, input.host), text: searchableText(input.entry), gloss: glossFor(input.entry, glossary) };
 }
 
 /** Content hashes of the given identifiers (deleted ones included), to skip unchanged entries. */

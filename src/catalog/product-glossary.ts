@@ -6,6 +6,8 @@
 // (the `gloss` column: migration 0013), and part of the text its doc vector embeds (entry-texts.ts). The
 // entry itself is stored as it was published. docs/relevance.md, "Product glossary".
 import { createHash } from 'node:crypto';
+import { ConfigError } from '../config';
+import { readJsonFile } from '../json-file';
 import glossaryJson from './product-glosses.json';
 
 /** At most this many glosses per entry, the first named first: an entry listing twenty integrations is glossed by its own product. */
@@ -15,9 +17,13 @@ export const MAX_KEY_WORDS = 4;
 /** Glosses are short: a longer one would outweigh what the entry says of itself. */
 export const MAX_GLOSS_WORDS = 30;
 
-export class ProductGlossaryError extends Error {
+/** A glossary that cannot be used (the bundled one is checked at load; an operator's stops the start). */
+export class ProductGlossaryError extends ConfigError {
   override name = 'ProductGlossaryError';
 }
+
+/** Largest glossary file read (the bundled one is ~90 KB). */
+export const MAX_GLOSSARY_FILE_BYTES = 8 * 1024 * 1024;
 
 export interface ProductGlossary {
   /** Gloss by key, the key as its words joined by one space ("close com", "ros2"). */
@@ -67,6 +73,34 @@ export function parseProductGlossary(raw: unknown, source: string): ProductGloss
 }
 
 export const PRODUCT_GLOSSARY = parseProductGlossary(glossaryJson, 'product-glosses.json');
+
+/**
+ * The bundled glossary extended by an operator's file of the same shape (SEARCH_GLOSSARY_FILE): a key given
+ * replaces the bundled gloss of the same words, an empty gloss ("") removes it. Every registry process on one
+ * database must use the same file: the stored glosses follow the glossary of the last process to start.
+ */
+export async function loadProductGlossary(file: string | null): Promise<ProductGlossary> {
+  if (file === null) return PRODUCT_GLOSSARY;
+  const source = `SEARCH_GLOSSARY_FILE (${file})`;
+  const raw = await readJsonFile(file, source, MAX_GLOSSARY_FILE_BYTES, (message) => new ProductGlossaryError(message));
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ProductGlossaryError(`${source}: must be a JSON object of "product name": "what it is, in plain words"`);
+  }
+  const merged: Record<string, unknown> = Object.fromEntries(PRODUCT_GLOSSARY.glosses);
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (key.startsWith('_')) continue;
+    const words = glossaryWords(key).join(' ');
+    const bundled = words !== '' && PRODUCT_GLOSSARY.glosses.has(words);
+    if (value === '') {
+      if (!bundled) throw new ProductGlossaryError(`${source}: the key '${key}' removes nothing: the bundled glossary has no key '${words}'`);
+      delete merged[words];
+      continue;
+    }
+    if (bundled) delete merged[words];
+    merged[key] = value;
+  }
+  return parseProductGlossary(merged, source);
+}
 
 /** What of an entry is searched for glossary keys: the fields its lexical document is made of, and its identifier. */
 export interface GlossableEntry {

@@ -11,6 +11,7 @@ import {
   tombstoneMissingFromSource,
   type PreparedEntry,
 } from '../catalog/entry-repository';
+import type { ProductGlossary } from '../catalog/product-glossary';
 import type { CrawlConfig } from '../config';
 import type { Database, SourceRow } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
@@ -37,6 +38,8 @@ export interface CrawlerDeps {
   limiter: HostLimiter;
   config: CrawlConfig;
   logger: Logger;
+  /** The product glossary crawled entries are glossed with; default the bundled one. */
+  glossary?: ProductGlossary;
 }
 
 export interface CrawlEvents {
@@ -337,7 +340,7 @@ class CrawlSession {
         continue;
       }
       this.seenIdentifiers.add(entry.identifier);
-      this.accepted.push(prepareEntry({ entry, host: effectiveHost, origin: docUrl, fetchedAt: this.started, sourceId: this.sourceId }));
+      this.accepted.push(prepareEntry({ entry, host: effectiveHost, origin: docUrl, fetchedAt: this.started, sourceId: this.sourceId }, this.deps.glossary));
       if (entry.type !== MEDIA_TYPES.catalog) continue;
       if (typeof entry.url === 'string') {
         this.enqueue(entry.url, docUrl, doc);

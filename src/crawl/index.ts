@@ -1,5 +1,6 @@
 // Web ingestion (ARD §6): see docs/ingestion.md.
 import type { Kysely } from 'kysely';
+import type { ProductGlossary } from '../catalog/product-glossary';
 import type { RegistryConfig } from '../config';
 import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
@@ -30,11 +31,11 @@ export function createCrawlHttpClient(config: RegistryConfig): HttpClient {
 
 /** The crawler with its own HTTP client and politeness limiter; `close()` releases both. */
 export function createWebCrawler(
-  deps: { db: Kysely<Database>; embedder: Embedder; config: RegistryConfig; logger: Logger },
+  deps: { db: Kysely<Database>; embedder: Embedder; config: RegistryConfig; logger: Logger; glossary?: ProductGlossary },
   http: HttpClient = createCrawlHttpClient(deps.config),
 ): Crawler & { http: HttpClient; close(): Promise<void> } {
   const limiter = createHostLimiter({ minDelayMs: deps.config.crawl.hostDelayMs, maxConcurrentPerHost: 1 });
-  const crawler = createCrawler({ db: deps.db, embedder: deps.embedder, http, limiter, config: deps.config.crawl, logger: deps.logger });
+  const crawler = createCrawler({ db: deps.db, embedder: deps.embedder, http, limiter, config: deps.config.crawl, logger: deps.logger, glossary: deps.glossary });
   return {
     ...crawler,
     http,

@@ -5,15 +5,18 @@
 // they are not embedded. representativeQueries are left out: see searchableText.
 import type { CatalogEntry } from '../catalog/catalog-entry';
 import { searchableText } from '../catalog/catalog-entry';
-import { glossFor, PRODUCT_GLOSSARY, type ProductGlossary } from '../catalog/product-glossary';
+import { glossFor } from '../catalog/product-glossary';
 
 export const ENTRY_VECTOR_FIELDS = ['doc', 'description'] as const;
 export type EntryVectorField = (typeof ENTRY_VECTOR_FIELDS)[number];
 
-/** The text of each field; an empty string means the entry has no such field (no vector is stored). */
-export function entryEmbeddingTexts(entry: CatalogEntry, glossary: ProductGlossary = PRODUCT_GLOSSARY): Record<EntryVectorField, string> {
+/**
+ * The text of each field; an empty string means the entry has no such field (no vector is stored). `gloss` is
+ * the one stored with the entry (entries.gloss); by default the bundled glossary's.
+ */
+export function entryEmbeddingTexts(entry: CatalogEntry, gloss: string = glossFor(entry)): Record<EntryVectorField, string> {
   return {
-    doc: [searchableText(entry), glossFor(entry, glossary)].filter((part) => part !== '').join('\n'),
+    doc: [searchableText(entry), gloss].filter((part) => part !== '').join('\n'),
     description: entry.description ?? '',
   };
 }

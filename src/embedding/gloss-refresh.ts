@@ -62,7 +62,7 @@ export async function refreshGlosses(db: Kysely<Database>, embedder: Embedder, o
       const gloss = glossFor(entry, glossary);
       return gloss === r.gloss ? [] : [{ identifier: r.identifier, entry, hash: r.content_hash, live: r.deleted_at === null, gloss }];
     });
-    if (stale.length > 0) changed += await rewrite(db, embedder, stale, glossary);
+    if (stale.length > 0) changed += await rewrite(db, embedder, stale);
     if (options.onBatch?.(read) === false) return { ran: true, completed: false, read, changed };
   }
   await setSetting(db, GLOSSARY_VERSION_SETTING, glossary.version);
@@ -83,9 +83,9 @@ interface StaleEntry {
  * its own gloss and vectors, and is not undone). The row locks of the update hold off a concurrent ingest
  * of the same entries until both are written.
  */
-async function rewrite(db: Kysely<Database>, embedder: Embedder, stale: StaleEntry[], glossary: ProductGlossary): Promise<number> {
+async function rewrite(db: Kysely<Database>, embedder: Embedder, stale: StaleEntry[]): Promise<number> {
   const live = stale.filter((s) => s.live);
-  const texts = live.map((s) => entryEmbeddingTexts(s.entry, glossary).doc);
+  const texts = live.map((s) => entryEmbeddingTexts(s.entry, s.gloss).doc);
   const vectors = live.length > 0 ? await embedder.embed(texts) : [];
   return db.transaction().execute(async (trx) => {
     const updated = await sql<{ identifier: string }>`

@@ -99,7 +99,7 @@ export class EmbeddingModels {
       if (this.stopped) return false;
       const batch = await entriesMissingVectors(this.db, target.id, batchSize);
       if (batch.length === 0) break;
-      const texts = batch.map((b) => entryEmbeddingTexts(b.entry));
+      const texts = batch.map((b) => entryEmbeddingTexts(b.entry, b.gloss));
       await deleteVectors(this.db, target.id, batch.map((b) => b.identifier));
       for (const field of ENTRY_VECTOR_FIELDS) {
         const rows = batch.map((b, i) => ({ identifier: b.identifier, text: texts[i][field] })).filter((r) => r.text.trim() !== '');
@@ -118,9 +118,9 @@ export class EmbeddingModels {
 }
 
 /** Live entries without a 'doc' vector of `model` (every entry has a doc text, so it marks completeness). */
-export async function entriesMissingVectors(db: Kysely<Database>, model: string, limit: number): Promise<Array<{ identifier: string; entry: CatalogEntry }>> {
-  const rows = await sql<{ identifier: string; entry: CatalogEntry }>`
-    SELECT e.identifier, e.entry FROM entries e
+export async function entriesMissingVectors(db: Kysely<Database>, model: string, limit: number): Promise<Array<{ identifier: string; entry: CatalogEntry; gloss: string }>> {
+  const rows = await sql<{ identifier: string; entry: CatalogEntry; gloss: string }>`
+    SELECT e.identifier, e.entry, e.gloss FROM entries e
     WHERE e.deleted_at IS NULL
       AND NOT EXISTS (SELECT 1 FROM entry_vectors v WHERE v.identifier = e.identifier AND v.model = ${model} AND v.field = 'doc')
     ORDER BY e.identifier LIMIT ${limit}`.execute(db);

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { CatalogEntry, CatalogManifest, HostInfo } from '../catalog/catalog-entry';
 import { validateCatalogEntry, validateManifestEnvelope, type EntryProblem } from '../catalog/catalog-validator';
 import { deleteVectors, prepareEntry, storedHashes, storeVectors, upsertEntries, type PreparedEntry } from '../catalog/entry-repository';
+import type { ProductGlossary } from '../catalog/product-glossary';
 import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { ENTRY_VECTOR_FIELDS, entryEmbeddingTexts } from '../embedding/entry-texts';
@@ -40,6 +41,8 @@ export interface IngestOptions {
 export interface IngestDeps {
   db: Kysely<Database>;
   embedder: Embedder;
+  /** The product glossary entries are glossed with (the context's: SEARCH_GLOSSARY_FILE); default the bundled one. */
+  glossary?: ProductGlossary;
 }
 
 /** Validates a manifest's entries without writing anything. */
@@ -68,7 +71,7 @@ export function validateManifest(manifest: unknown, origin: string): { host: Hos
 export async function ingestManifest(deps: IngestDeps, manifest: unknown, options: IngestOptions): Promise<IngestReport> {
   const fetchedAt = options.fetchedAt ?? new Date();
   const { host, valid, rejected } = validateManifest(manifest, options.origin);
-  const prepared = valid.map((entry) => prepareEntry({ entry, host, origin: options.origin, fetchedAt }));
+  const prepared = valid.map((entry) => prepareEntry({ entry, host, origin: options.origin, fetchedAt }, deps.glossary));
   const { added, updated, unchanged } = await writeEntries(deps, prepared, { onProgress: options.onProgress });
   return {
     origin: options.origin,
@@ -146,7 +149,7 @@ export async function embedEntries(
     const chunk = items.slice(i, i + step);
     for (const field of ENTRY_VECTOR_FIELDS) {
       // A field the entry does not have gets no vector (an empty text embeds to noise that matches anything).
-      const withText = chunk.map((item) => ({ item, text: entryEmbeddingTexts(item.entry)[field] })).filter((x) => x.text.trim() !== '');
+      const withText = chunk.map((item) => ({ item, text: entryEmbeddingTexts(item.entry, item.gloss)[field] })).filter((x) => x.text.trim() !== '');
       if (withText.length === 0) continue;
       const vectors = await embedder.embed(withText.map((x) => x.text));
       withText.forEach((x, j) => out[field].push({ identifier: x.item.entry.identifier, vector: vectors[j] }));

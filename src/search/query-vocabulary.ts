@@ -2,8 +2,7 @@
 // bundled tables are written for the demo corpus; an operator whose catalogs speak another domain extends
 // them with two JSON files of the same shape (SEARCH_SYNONYMS_FILE, SEARCH_RELATED_WORDS_FILE), read once at
 // start and checked key by key, so a bad file stops the start with a message naming the file and the key.
-import { readFile, stat } from 'node:fs/promises';
-
+import { readJsonFile } from '../json-file';
 import { parseVocabularyTable, RELATED_WORDS, SYNONYMS, VocabularyFileError, type SynonymTable } from './query-text';
 
 export interface QueryVocabulary {
@@ -42,21 +41,6 @@ export async function loadQueryVocabulary(files: { synonymsFile: string | null; 
 
 async function readVocabularyFile(file: string, setting: string): Promise<Map<string, string[]>> {
   const source = `${setting} (${file})`;
-  let text: string;
-  try {
-    const info = await stat(file);
-    if (!info.isFile()) throw new VocabularyFileError(`${source}: not a file`);
-    if (info.size > MAX_VOCABULARY_FILE_BYTES) throw new VocabularyFileError(`${source}: ${info.size} bytes; at most ${MAX_VOCABULARY_FILE_BYTES}`);
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if (error instanceof VocabularyFileError) throw error;
-    throw new VocabularyFileError(`${source}: cannot be read (${(error as Error).message})`);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new VocabularyFileError(`${source}: not valid JSON (${(error as Error).message})`);
-  }
+  const raw = await readJsonFile(file, source, MAX_VOCABULARY_FILE_BYTES, (message) => new VocabularyFileError(message));
   return parseVocabularyTable(raw, source);
 }

@@ -2,6 +2,9 @@
 // entry that says little more than a product's name is found by a need said in everyday words, through the
 // gloss it is indexed with; the entry served is as published; and the glosses stored follow the glossary
 // (gloss-refresh.ts): rewritten with their doc vectors when it changes, once per glossary version.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { glossFor, parseProductGlossary, PRODUCT_GLOSSARY } from '../../src/catalog/product-glossary';
 import type { CatalogEntry } from '../../src/catalog/catalog-entry';
@@ -92,7 +95,7 @@ describe('refreshGlosses: the stored glosses follow the glossary', () => {
     expect(row.gloss).toBe(glossFor(row.entry));
     // The doc vector is the embedding of the text with the gloss, not the one without it.
     const [expected] = await registry.ctx.embedder.embed([entryEmbeddingTexts(row.entry).doc]);
-    const [withoutGloss] = await registry.ctx.embedder.embed([entryEmbeddingTexts(row.entry, EMPTY).doc]);
+    const [withoutGloss] = await registry.ctx.embedder.embed([entryEmbeddingTexts(row.entry, '').doc]);
     const vector = (await docVector(SHODAN, registry.ctx.embedder.id))!;
     expect(Math.max(...vector.map((x, i) => Math.abs(x - expected[i])))).toBeLessThan(1e-5);
     expect(Math.max(...vector.map((x, i) => Math.abs(x - withoutGloss[i])))).toBeGreaterThan(1e-3);
@@ -133,5 +136,47 @@ describe('refreshGlosses: the stored glosses follow the glossary', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('an operator glossary (SEARCH_GLOSSARY_FILE)', () => {
+  const PERKOON = 'urn:air:a2aregistry.org:37688090-3b48-4738-8bb4-d927e05d9d1e';
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ard-glossary-'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('glosses the entries that name its keys, after the start refresh, and drops a bundled gloss it removes', async () => {
+    // "zorblax" is no word of the corpus; Perkoon is a product the bundled glossary does not know.
+    expect(glossFor((await stored(PERKOON)).entry)).not.toMatch(/zorblax|perkoon/i);
+    const file = path.join(dir, 'glossary.json');
+    fs.writeFileSync(file, JSON.stringify({ perkoon: 'zorblax teleporter for large files', shodan: '' }));
+    expect(await rankOf(PERKOON, 'zorblax teleporter')).toBe(-1);
+    const site = await startTestRegistry({ database: registry.database, config: { searchGlossaryFile: file } });
+    try {
+      await waitFor(async () => (await getSetting(site.ctx.db, GLOSSARY_VERSION_SETTING)) === site.ctx.glossary.version);
+      expect(site.ctx.glossary.version).not.toBe(PRODUCT_GLOSSARY.version);
+      // Its own product first (named first), then the bundled glosses of the standards it names (WebRTC, A2A).
+      expect((await stored(PERKOON)).gloss).toBe(`zorblax teleporter for large files. ${glossFor((await stored(PERKOON)).entry)}`);
+      expect((await stored(SHODAN)).gloss).toBe('');
+      const res = await site.post('/search', { query: { text: 'zorblax teleporter' }, pageSize: 5 });
+      expect(res.body.results[0].identifier).toBe(PERKOON);
+    } finally {
+      await site.close();
+    }
+    // Back on the bundled glossary: the next start (this suite's registry does not restart, so a refresh here) undoes it.
+    await refreshGlosses(registry.ctx.db, registry.ctx.embedder);
+    expect((await stored(PERKOON)).gloss).toBe(glossFor((await stored(PERKOON)).entry));
+    expect((await stored(PERKOON)).gloss).not.toMatch(/zorblax/);
+    expect(await rankOf(PERKOON, 'zorblax teleporter')).toBe(-1);
+  });
+
+  it('a bad file stops the start, naming the setting, the file and the key', async () => {
+    const file = path.join(dir, 'bad.json');
+    fs.writeFileSync(file, JSON.stringify({ 'one two three four five': 'a gloss' }));
+    await expect(startTestRegistry({ database: registry.database, config: { searchGlossaryFile: file } })).rejects.toThrow(
+      /^SEARCH_GLOSSARY_FILE \(.*bad\.json\): the key 'one two three four five' has 5 words/,
+    );
   });
 });

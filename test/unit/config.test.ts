@@ -54,11 +54,14 @@ describe('envToConfig', () => {
     expect(envToConfig({ SEARCH_TYPE_WEIGHTS: 'NONE' }).searchTypeWeights).toEqual({});
   });
 
-  it('reads SEARCH_SYNONYMS_FILE and SEARCH_RELATED_WORDS_FILE as absolute paths; none by default', () => {
-    expect(envToConfig({})).toMatchObject({ searchSynonymsFile: null, searchRelatedWordsFile: null });
-    const config = envToConfig(readEnv({ SEARCH_SYNONYMS_FILE: 'vocab/synonyms.json', SEARCH_RELATED_WORDS_FILE: '/etc/ard/related.json' }));
+  it('reads SEARCH_SYNONYMS_FILE, SEARCH_RELATED_WORDS_FILE and SEARCH_GLOSSARY_FILE as absolute paths; none by default', () => {
+    expect(envToConfig({})).toMatchObject({ searchSynonymsFile: null, searchRelatedWordsFile: null, searchGlossaryFile: null });
+    const config = envToConfig(
+      readEnv({ SEARCH_SYNONYMS_FILE: 'vocab/synonyms.json', SEARCH_RELATED_WORDS_FILE: '/etc/ard/related.json', SEARCH_GLOSSARY_FILE: 'vocab/glossary.json' }),
+    );
     expect(config.searchSynonymsFile).toBe(path.resolve('vocab/synonyms.json'));
     expect(config.searchRelatedWordsFile).toBe('/etc/ard/related.json');
+    expect(config.searchGlossaryFile).toBe(path.resolve('vocab/glossary.json'));
   });
 
   it('turns the demo corpus off by default when DATABASE_URL is set, and derives PUBLIC_URL from PORT', () => {

@@ -1,8 +1,14 @@
 // The product glossary (src/catalog/product-glossary.ts): the bundled file's shape, the checks a glossary
 // gets, which keys an entry names, and what the doc vector embeds.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError } from '../../src/config';
 import {
   glossaryWords,
   glossFor,
+  loadProductGlossary,
+  MAX_GLOSSARY_FILE_BYTES,
   MAX_GLOSS_WORDS,
   MAX_GLOSSES_PER_ENTRY,
   MAX_KEY_WORDS,
@@ -113,5 +119,59 @@ describe('entryEmbeddingTexts: the doc vector embeds the glosses', () => {
     expect(texts.description).toBe(e.description);
     const plain = { ...e, displayName: 'Plain', description: 'nothing the glossary knows', identifier: 'urn:air:example.com:plain' };
     expect(entryEmbeddingTexts(plain).doc).toBe(searchableText(plain));
+  });
+});
+
+describe('loadProductGlossary: an operator extends the bundled glossary (SEARCH_GLOSSARY_FILE)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ard-glossary-'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, text: string) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, text);
+    return file;
+  };
+
+  it('without a file: the bundled glossary itself', async () => {
+    expect(await loadProductGlossary(null)).toBe(PRODUCT_GLOSSARY);
+  });
+
+  it('adds keys, replaces a bundled gloss (keyed by the same words), removes one with "", and gets its own version', async () => {
+    expect(PRODUCT_GLOSSARY.glosses.has('close com')).toBe(true);
+    expect(PRODUCT_GLOSSARY.glosses.has('shodan')).toBe(true);
+    const file = write('glossary.json', JSON.stringify({ _comment: 'site glossary', Zorblax: 'in-house deploy robot', 'Close.com': 'our CRM', shodan: '' }));
+    const glossary = await loadProductGlossary(file);
+    expect(glossary.glosses.get('zorblax')).toBe('in-house deploy robot');
+    expect(glossary.glosses.get('close com')).toBe('our CRM');
+    expect(glossary.glosses.has('shodan')).toBe(false);
+    expect(glossary.glosses.size).toBe(PRODUCT_GLOSSARY.glosses.size);
+    expect(glossary.glosses.get('redfish')).toBe(PRODUCT_GLOSSARY.glosses.get('redfish'));
+    expect(glossary.version).not.toBe(PRODUCT_GLOSSARY.version);
+    expect(glossFor(entry({ displayName: 'Zorblax MCP' }), glossary)).toBe('in-house deploy robot.');
+    expect(glossFor(entry({ displayName: 'Shodan' }), glossary)).toBe('');
+  });
+
+  it('stops with a message naming the setting and the file: missing, not JSON, not an object, too large, a bad key, a removal of nothing', async () => {
+    const missing = path.join(dir, 'missing.json');
+    const error = await loadProductGlossary(missing).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProductGlossaryError);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(new RegExp(`^SEARCH_GLOSSARY_FILE \\(${missing}\\): cannot be read`));
+    await expect(loadProductGlossary(write('broken.json', '{"ros2": '))).rejects.toThrow(/^SEARCH_GLOSSARY_FILE \(.*broken\.json\): not valid JSON/);
+    await expect(loadProductGlossary(write('list.json', '["ros2"]'))).rejects.toThrow(/list\.json\): must be a JSON object/);
+    const large = path.join(dir, 'large.json');
+    fs.writeFileSync(large, '');
+    fs.truncateSync(large, MAX_GLOSSARY_FILE_BYTES + 1);
+    await expect(loadProductGlossary(large)).rejects.toThrow(/large\.json\): \d+ bytes; at most/);
+    await expect(loadProductGlossary(write('long-key.json', JSON.stringify({ 'a b c d e': 'x y' })))).rejects.toThrow(
+      /^SEARCH_GLOSSARY_FILE \(.*long-key\.json\): the key 'a b c d e' has 5 words/,
+    );
+    await expect(loadProductGlossary(write('number.json', JSON.stringify({ zorblax: 7 })))).rejects.toThrow(/the gloss of 'zorblax' must be a non-empty string/);
+    await expect(loadProductGlossary(write('remove.json', JSON.stringify({ zorblax: '' })))).rejects.toThrow(
+      /remove\.json\): the key 'zorblax' removes nothing: the bundled glossary has no key 'zorblax'/,
+    );
+    await expect(loadProductGlossary(dir)).rejects.toThrow(/: not a file$/);
   });
 });
