@@ -11,7 +11,8 @@
 // Options: --sets a.json,b.json runs other query files of the same format instead of bench/relevance's two (a
 // set judged by Alexandria record ids is asked with the library's type filter, as its tools ask); --no-10k
 // skips the 10k-entry latency run; --only 'BM25 only,...' runs production and those rankers; --json FILE writes
-// every figure; --verbose lists the production misses (queries whose top 10 has no grade-2 entry).
+// every figure; --verbose lists the production misses (queries whose top 10 has no grade-2 entry); --ranks FILE
+// writes each query's first grade-2 rank and top three as JSON lines (to compare two builds query by query).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -378,6 +379,16 @@ async function main(): Promise<void> {
     for (const [label, pick] of [['dev', true], ['test', false]] as const) {
       console.log(`\ncutoff curve (${label} half; production relevance, whole candidate list)`);
       console.log(cutoffCurve(uncut.runs.filter((r) => isDev(r.query) === pick), off.runs).join('\n'));
+    }
+
+    // Per query, to compare two builds query by query (docs/relevance.md): the rank of its first grade-2 entry.
+    const ranksFile = argValue('--ranks');
+    if (ranksFile) {
+      const lines = all.production.map(({ query, ranked }) => {
+        const first = ranked.findIndex((r) => query.relevant[r.identifier] === 2);
+        return JSON.stringify({ id: query.id, set: query.set, kind: query.kind, text: query.text, firstGrade2Rank: first < 0 ? null : first + 1, top3: ranked.slice(0, 3).map((r) => r.identifier) });
+      });
+      fs.writeFileSync(ranksFile, `${lines.join('\n')}\n`);
     }
 
     if (argFlag('--verbose')) {
