@@ -28,18 +28,30 @@ export const MAX_GLOSSARY_FILE_BYTES = 8 * 1024 * 1024;
 export interface ProductGlossary {
   /** Gloss by key, the key as its words joined by one space ("close com", "ros2"). */
   readonly glosses: ReadonlyMap<string, string>;
-  /** Keys by their first word, for the scan of an entry's words. */
-  readonly byFirstWord: ReadonlyMap<string, readonly string[][]>;
+  /** Keys by their first word (lower-cased), for the scan of an entry's words. */
+  readonly byFirstWord: ReadonlyMap<string, readonly GlossaryKey[]>;
   /** Changes when any key or gloss does (or the way keys match): stored glossaries are refreshed by it. */
   readonly version: string;
 }
 
-/** The way entries are matched; part of the version, so a change to it refreshes stored glosses too. */
-const MATCHING = 'words-v1';
+/** A key as matched: its words, lower-cased, and as written when it has a capital (then only that spelling matches). */
+export interface GlossaryKey {
+  words: readonly string[];
+  /** Set for a key written with a capital letter ("AIS"): matched case and all, so "AIs" (plural of AI) is not it. */
+  cased: readonly string[] | null;
+}
 
-/** Lower-cased words: letters, digits, '+' and '#' ("c++", "c#"); anything else separates ("close.com" -> close, com). */
+/** The way entries are matched; part of the version, so a change to it refreshes stored glosses too. */
+const MATCHING = 'words-v2';
+
+/** Words as written: letters, digits, '+' and '#' ("c++", "c#"); anything else separates ("close.com" -> close, com). */
+function writtenWords(text: string): string[] {
+  return text.normalize('NFKC').split(/[^\p{L}\p{N}+#]+/u).filter((w) => w !== '');
+}
+
+/** The words of writtenWords(), lower-cased. */
 export function glossaryWords(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{N}+#]+/u).filter((w) => w !== '');
+  return writtenWords(text).map((w) => w.toLowerCase());
 }
 
 /** A glossary of product-glosses.json's shape ({"key": "gloss"}, '_' keys are comments); throws ProductGlossaryError naming the key. */
@@ -48,7 +60,8 @@ export function parseProductGlossary(raw: unknown, source: string): ProductGloss
     throw new ProductGlossaryError(`${source}: must be a JSON object of "product name": "what it is, in plain words"`);
   }
   const glosses = new Map<string, string>();
-  const byFirstWord = new Map<string, string[][]>();
+  const byFirstWord = new Map<string, GlossaryKey[]>();
+  const cased: string[] = [];
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
     if (key.startsWith('_')) continue;
     const words = glossaryWords(key);
@@ -62,13 +75,16 @@ export function parseProductGlossary(raw: unknown, source: string): ProductGloss
     const glossWords = glossaryWords(value).length;
     if (glossWords > MAX_GLOSS_WORDS) throw new ProductGlossaryError(`${source}: the gloss of '${key}' has ${glossWords} words; a gloss has at most ${MAX_GLOSS_WORDS}`);
     glosses.set(normalised, value.trim());
+    const written = key !== key.toLowerCase() ? writtenWords(key) : null;
+    if (written) cased.push(written.join(' '));
     const list = byFirstWord.get(words[0]) ?? [];
-    list.push(words);
+    list.push({ words, cased: written });
     byFirstWord.set(words[0], list);
   }
   // Longest keys first, so "aws bedrock" is found where "aws" would also match.
-  for (const list of byFirstWord.values()) list.sort((a, b) => b.length - a.length);
-  const canonical = JSON.stringify([MATCHING, MAX_GLOSSES_PER_ENTRY, [...glosses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+  for (const list of byFirstWord.values()) list.sort((a, b) => b.words.length - a.words.length);
+  const sorted = (xs: string[]) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const canonical = JSON.stringify([MATCHING, MAX_GLOSSES_PER_ENTRY, [...glosses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), sorted(cased)]);
   return { glosses, byFirstWord, version: createHash('sha256').update(canonical).digest('hex').slice(0, 16) };
 }
 
@@ -128,13 +144,15 @@ export function glossFor(entry: GlossableEntry, glossary: ProductGlossary = PROD
   const fields = [entry.displayName, identifierText(entry.identifier), entry.description ?? '', (entry.tags ?? []).join(' , '), (entry.capabilities ?? []).join(' , ')];
   const found: string[] = [];
   for (const field of fields) {
-    const words = glossaryWords(field);
+    const written = writtenWords(field);
+    const words = written.map((w) => w.toLowerCase());
     for (let i = 0; i < words.length && found.length < MAX_GLOSSES_PER_ENTRY; i++) {
       for (const key of glossary.byFirstWord.get(words[i]) ?? []) {
-        if (!key.every((w, j) => words[i + j] === w)) continue;
-        const joined = key.join(' ');
+        const [text, wanted] = key.cased ? [written, key.cased] : [words, key.words];
+        if (!wanted.every((w, j) => text[i + j] === w)) continue;
+        const joined = key.words.join(' ');
         if (!found.includes(joined)) found.push(joined);
-        i += key.length - 1;
+        i += key.words.length - 1;
         break;
       }
     }

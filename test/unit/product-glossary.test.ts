@@ -101,6 +101,19 @@ describe('glossFor: the keys an entry names', () => {
     expect(glossFor(many, glossary)).toBe('graph database. event streaming platform. in-memory key-value store.');
   });
 
+  it('a key written with a capital matches only that spelling ("AIS" is not "AIs", the plural of AI)', () => {
+    const cased = parseProductGlossary({ AIS: 'ship position broadcasts', WebShop: 'shopping benchmark for agents', kafka: 'event streaming' }, 'cased.json');
+    expect(glossFor(entry({ displayName: 'AIS Fleet' }), cased)).toBe('ship position broadcasts.');
+    expect(glossFor(entry({ description: 'Teams of AIs that trade, with ais as a word too' }), cased)).toBe('');
+    expect(glossFor(entry({ description: 'Evaluated on WebShop' }), cased)).toBe('shopping benchmark for agents.');
+    expect(glossFor(entry({ description: 'Sell from your webshop' }), cased)).toBe('');
+    // Lower-case keys match any case.
+    expect(glossFor(entry({ description: 'KAFKA topics' }), cased)).toBe('event streaming.');
+    // The spelling is part of the version: the same words keyed otherwise are another glossary.
+    expect(parseProductGlossary({ ais: 'ship position broadcasts', WebShop: 'shopping benchmark for agents', kafka: 'event streaming' }, 'x').version).not.toBe(cased.version);
+    expect(() => parseProductGlossary({ AIS: 'a b', ais: 'c d' }, 'both.json')).toThrow(/the key 'ais' matches the same words as another key \('ais'\)/);
+  });
+
   it("reads an identifier's segments, and its host unless the host is a code host", () => {
     expect(glossFor(entry({ identifier: 'urn:air:mcp.close.com:mcp:close' }), glossary)).toBe('sales CRM for small teams.');
     expect(glossFor(entry({ identifier: 'urn:air:github.com:someone:tool' }), glossary)).toBe('');
