@@ -83,8 +83,8 @@ export function parseProductGlossary(raw: unknown, source: string): ProductGloss
   }
   // Longest keys first, so "aws bedrock" is found where "aws" would also match.
   for (const list of byFirstWord.values()) list.sort((a, b) => b.words.length - a.words.length);
-  const sorted = (xs: string[]) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const canonical = JSON.stringify([MATCHING, MAX_GLOSSES_PER_ENTRY, [...glosses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), sorted(cased)]);
+  const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const canonical = JSON.stringify([MATCHING, MAX_GLOSSES_PER_ENTRY, [...glosses].sort(([a], [b]) => byCodeUnits(a, b)), cased.sort(byCodeUnits)]);
   return { glosses, byFirstWord, version: createHash('sha256').update(canonical).digest('hex').slice(0, 16) };
 }
 
@@ -102,17 +102,24 @@ export async function loadProductGlossary(file: string | null): Promise<ProductG
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ProductGlossaryError(`${source}: must be a JSON object of "product name": "what it is, in plain words"`);
   }
-  const merged: Record<string, unknown> = Object.fromEntries(PRODUCT_GLOSSARY.glosses);
+  // The bundled keys as written (a capitalised key stays case-sensitive), by their words.
+  const merged: Record<string, unknown> = {};
+  const written = new Map<string, string>();
+  for (const key of [...PRODUCT_GLOSSARY.byFirstWord.values()].flat()) {
+    const words = key.words.join(' ');
+    written.set(words, key.cased ? key.cased.join(' ') : words);
+    merged[written.get(words)!] = PRODUCT_GLOSSARY.glosses.get(words);
+  }
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
     if (key.startsWith('_')) continue;
     const words = glossaryWords(key).join(' ');
     const bundled = words !== '' && PRODUCT_GLOSSARY.glosses.has(words);
     if (value === '') {
       if (!bundled) throw new ProductGlossaryError(`${source}: the key '${key}' removes nothing: the bundled glossary has no key '${words}'`);
-      delete merged[words];
+      delete merged[written.get(words)!];
       continue;
     }
-    if (bundled) delete merged[words];
+    if (bundled) delete merged[written.get(words)!];
     merged[key] = value;
   }
   return parseProductGlossary(merged, source);

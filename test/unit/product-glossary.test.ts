@@ -164,6 +164,13 @@ describe('loadProductGlossary: an operator extends the bundled glossary (SEARCH_
     expect(glossary.version).not.toBe(PRODUCT_GLOSSARY.version);
     expect(glossFor(entry({ displayName: 'Zorblax MCP' }), glossary)).toBe('in-house deploy robot.');
     expect(glossFor(entry({ displayName: 'Shodan' }), glossary)).toBe('');
+    // A bundled key written with capitals keeps matching only that spelling.
+    expect(glossFor(entry({ displayName: 'AIS Fleet' }), glossary)).toBe(`${PRODUCT_GLOSSARY.glosses.get('ais')!.replace(/[.\s]+$/, '')}.`);
+    expect(glossFor(entry({ description: 'a team of AIs' }), glossary)).toBe('');
+    // Replacing or removing a capitalised bundled key by its words, in any case.
+    const replaced = await loadProductGlossary(write('cased.json', JSON.stringify({ ais: 'my own gloss of ais', webshop: '' })));
+    expect(glossFor(entry({ description: 'a team of AIs' }), replaced)).toBe('my own gloss of ais.');
+    expect(replaced.glosses.has('webshop')).toBe(false);
   });
 
   it('stops with a message naming the setting and the file: missing, not JSON, not an object, too large, a bad key, a removal of nothing', async () => {
