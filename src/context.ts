@@ -1,5 +1,6 @@
 // Wires everything once from the configuration; `destroy()` closes what it opened, in reverse.
 import type { Kysely } from 'kysely';
+import { loadProductGlossary, type ProductGlossary } from './catalog/product-glossary';
 import type { RegistryConfig } from './config';
 import { createWebCrawler } from './crawl';
 import type { Crawler } from './crawl';
@@ -9,6 +10,7 @@ import { migrateToLatest } from './db/migrate';
 import type { Database } from './db/schema';
 import { getOrCreateSetting, randomSecret } from './db/settings';
 import { withQueryCache } from './embedding/embedder';
+import { refreshGlosses } from './embedding/gloss-refresh';
 import { EmbeddingModels } from './embedding/model-switch';
 import { fillTagVectors } from './embedding/tag-vectors';
 import { loadOnnxEmbedder } from './embedding/onnx-embedder';
@@ -21,8 +23,6 @@ import type { HttpClient } from './outbound';
 import { createPageTokenCodec, type PageTokenCodec } from './search/page-token';
 import { loadQueryVocabulary, type QueryVocabulary } from './search/query-vocabulary';
 import type { QueryEmbedder } from './search/relevance';
-import { loadProductGlossary, type ProductGlossary } from './catalog/product-glossary';
-import { refreshGlosses } from './embedding/gloss-refresh';
 
 export interface AppContext {
   config: RegistryConfig;
