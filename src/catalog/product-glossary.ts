@@ -54,25 +54,27 @@ export function glossaryWords(text: string): string[] {
   return writtenWords(text).map((w) => w.toLowerCase());
 }
 
-/** A glossary of product-glosses.json's shape ({"key": "gloss"}, '_' keys are comments); throws ProductGlossaryError naming the key. */
-export function parseProductGlossary(raw: unknown, source: string): ProductGlossary {
+/** The (key, gloss) pairs of a glossary file, its comments ('_' keys) left out; it must be a JSON object. */
+function glossaryEntries(raw: unknown, source: string): Array<[string, unknown]> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ProductGlossaryError(`${source}: must be a JSON object of "product name": "what it is, in plain words"`);
   }
+  return Object.entries(raw as Record<string, unknown>).filter(([key]) => !key.startsWith('_'));
+}
+
+/** A glossary of product-glosses.json's shape ({"key": "gloss"}, '_' keys are comments); throws ProductGlossaryError naming the key. */
+export function parseProductGlossary(raw: unknown, source: string): ProductGlossary {
   const glosses = new Map<string, string>();
   const byFirstWord = new Map<string, GlossaryKey[]>();
   const cased: string[] = [];
-  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (key.startsWith('_')) continue;
+  for (const [key, value] of glossaryEntries(raw, source)) {
     const words = glossaryWords(key);
     if (words.length === 0) throw new ProductGlossaryError(`${source}: the key '${key}' has no word in it`);
     if (words.length > MAX_KEY_WORDS) throw new ProductGlossaryError(`${source}: the key '${key}' has ${words.length} words; a key has at most ${MAX_KEY_WORDS}`);
     const normalised = words.join(' ');
     if (glosses.has(normalised)) throw new ProductGlossaryError(`${source}: the key '${key}' matches the same words as another key ('${normalised}')`);
-    if (typeof value !== 'string' || glossaryWords(value).length === 0) {
-      throw new ProductGlossaryError(`${source}: the gloss of '${key}' must be a non-empty string`);
-    }
-    const glossWords = glossaryWords(value).length;
+    const glossWords = typeof value === 'string' ? glossaryWords(value).length : 0;
+    if (typeof value !== 'string' || glossWords === 0) throw new ProductGlossaryError(`${source}: the gloss of '${key}' must be a non-empty string`);
     if (glossWords > MAX_GLOSS_WORDS) throw new ProductGlossaryError(`${source}: the gloss of '${key}' has ${glossWords} words; a gloss has at most ${MAX_GLOSS_WORDS}`);
     glosses.set(normalised, value.trim());
     const written = key !== key.toLowerCase() ? writtenWords(key) : null;
@@ -99,30 +101,18 @@ export async function loadProductGlossary(file: string | null): Promise<ProductG
   if (file === null) return PRODUCT_GLOSSARY;
   const source = `SEARCH_GLOSSARY_FILE (${file})`;
   const raw = await readJsonFile(file, source, MAX_GLOSSARY_FILE_BYTES, (message) => new ProductGlossaryError(message));
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new ProductGlossaryError(`${source}: must be a JSON object of "product name": "what it is, in plain words"`);
-  }
-  // The bundled keys as written (a capitalised key stays case-sensitive), by their words.
-  const merged: Record<string, unknown> = {};
-  const written = new Map<string, string>();
-  for (const key of [...PRODUCT_GLOSSARY.byFirstWord.values()].flat()) {
-    const words = key.words.join(' ');
-    written.set(words, key.cased ? key.cased.join(' ') : words);
-    merged[written.get(words)!] = PRODUCT_GLOSSARY.glosses.get(words);
-  }
-  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (key.startsWith('_')) continue;
+  const given = glossaryEntries(raw, source);
+  // The bundled pairs as written (a capitalised key stays case-sensitive), by their words: a key the file
+  // gives (or removes with "") replaces the bundled one of the same words.
+  const bundled = new Map(glossaryEntries(glossaryJson, 'product-glosses.json').map(([key, gloss]) => [glossaryWords(key).join(' '), [key, gloss] as const]));
+  for (const [key, value] of given) {
     const words = glossaryWords(key).join(' ');
-    const bundled = words !== '' && PRODUCT_GLOSSARY.glosses.has(words);
-    if (value === '') {
-      if (!bundled) throw new ProductGlossaryError(`${source}: the key '${key}' removes nothing: the bundled glossary has no key '${words}'`);
-      delete merged[written.get(words)!];
-      continue;
+    if (value === '' && !PRODUCT_GLOSSARY.glosses.has(words)) {
+      throw new ProductGlossaryError(`${source}: the key '${key}' removes nothing: the bundled glossary has no key '${words}'`);
     }
-    if (bundled) delete merged[written.get(words)!];
-    merged[key] = value;
+    bundled.delete(words);
   }
-  return parseProductGlossary(merged, source);
+  return parseProductGlossary(Object.fromEntries([...bundled.values(), ...given.filter(([, value]) => value !== '')]), source);
 }
 
 /** What of an entry is searched for glossary keys: the fields its lexical document is made of, and its identifier. */
@@ -148,7 +138,7 @@ function identifierText(identifier: string): string {
  * first named (name, identifier, description, tags, tool names), each once, at most MAX_GLOSSES_PER_ENTRY.
  */
 export function glossFor(entry: GlossableEntry, glossary: ProductGlossary = PRODUCT_GLOSSARY): string {
-  const fields = [entry.displayName, identifierText(entry.identifier), entry.description ?? '', (entry.tags ?? []).join(' , '), (entry.capabilities ?? []).join(' , ')];
+  const fields = [entry.displayName, identifierText(entry.identifier), entry.description ?? '', (entry.tags ?? []).join(' '), (entry.capabilities ?? []).join(' ')];
   const found: string[] = [];
   for (const field of fields) {
     const written = writtenWords(field);
