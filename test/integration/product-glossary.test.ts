@@ -2,9 +2,6 @@
 // entry that says little more than a product's name is found by a need said in everyday words, through the
 // gloss it is indexed with; the entry served is as published; and the glosses stored follow the glossary
 // (gloss-refresh.ts): rewritten with their doc vectors when it changes, once per glossary version.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { glossFor, parseProductGlossary, PRODUCT_GLOSSARY } from '../../src/catalog/product-glossary';
 import type { CatalogEntry } from '../../src/catalog/catalog-entry';
@@ -12,6 +9,7 @@ import { getSetting, setSetting } from '../../src/db/settings';
 import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
 import { GLOSSARY_VERSION_SETTING, refreshGlosses } from '../../src/embedding/gloss-refresh';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
+import { useTempDir } from '../helpers/temp-dir';
 
 // The docker catalog's Shodan entry: a display name and two tags, no description, no tools.
 const SHODAN = 'urn:air:github.com:Cyreslab-AI:shodan-mcp-server';
@@ -141,17 +139,12 @@ describe('refreshGlosses: the stored glosses follow the glossary', () => {
 
 describe('an operator glossary (SEARCH_GLOSSARY_FILE)', () => {
   const PERKOON = 'urn:air:a2aregistry.org:37688090-3b48-4738-8bb4-d927e05d9d1e';
-  let dir: string;
-  beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ard-glossary-'));
-  });
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = useTempDir('ard-glossary-');
 
   it('glosses the entries that name its keys, after the start refresh, and drops a bundled gloss it removes', async () => {
     // "zorblax" is no word of the corpus; Perkoon is a product the bundled glossary does not know.
     expect(glossFor((await stored(PERKOON)).entry)).not.toMatch(/zorblax|perkoon/i);
-    const file = path.join(dir, 'glossary.json');
-    fs.writeFileSync(file, JSON.stringify({ perkoon: 'zorblax teleporter for large files', shodan: '' }));
+    const file = dir.write('glossary.json', JSON.stringify({ perkoon: 'zorblax teleporter for large files', shodan: '' }));
     expect(await rankOf(PERKOON, 'zorblax teleporter')).toBe(-1);
     const site = await startTestRegistry({ database: registry.database, config: { searchGlossaryFile: file } });
     try {
@@ -173,8 +166,7 @@ describe('an operator glossary (SEARCH_GLOSSARY_FILE)', () => {
   });
 
   it('a bad file stops the start, naming the setting, the file and the key', async () => {
-    const file = path.join(dir, 'bad.json');
-    fs.writeFileSync(file, JSON.stringify({ 'one two three four five': 'a gloss' }));
+    const file = dir.write('bad.json', JSON.stringify({ 'one two three four five': 'a gloss' }));
     await expect(startTestRegistry({ database: registry.database, config: { searchGlossaryFile: file } })).rejects.toThrow(
       /^SEARCH_GLOSSARY_FILE \(.*bad\.json\): the key 'one two three four five' has 5 words/,
     );

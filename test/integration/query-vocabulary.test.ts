@@ -1,35 +1,29 @@
 // An operator's query vocabulary (SEARCH_SYNONYMS_FILE, SEARCH_RELATED_WORDS_FILE) on a real registry: it
 // expands POST /search, POST /explore's matched set and the Alexandria library's `search` tool alike, and a
 // bad file stops the start with a message naming it.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
+import { useTempDir } from '../helpers/temp-dir';
 
 const AUTOMOWER = 'urn:air:github.com:jeanlaurent:mcp-husqvarna-automower';
 const OPENWEATHER = 'urn:air:github.com:mschneider82:mcp-openweather';
 
-let dir: string;
+const dir = useTempDir('ard-vocabulary-');
 let registry: TestRegistry;
 let plain: TestRegistry;
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ard-vocabulary-'));
-  const synonymsFile = path.join(dir, 'synonyms.json');
-  const relatedWordsFile = path.join(dir, 'related-words.json');
   // "zorblax" is no word of the corpus; "quixotry" names nothing either. "humidity" is a bundled related word.
-  fs.writeFileSync(synonymsFile, JSON.stringify({ _comment: 'site vocabulary', zorblax: ['automower'], quixotry: ['reflexion'] }));
-  fs.writeFileSync(relatedWordsFile, JSON.stringify({ humidity: [] }));
+  const synonymsFile = dir.write('synonyms.json', JSON.stringify({ _comment: 'site vocabulary', zorblax: ['automower'], quixotry: ['reflexion'] }));
+  const relatedWordsFile = dir.write('related-words.json', JSON.stringify({ humidity: [] }));
   registry = await startTestRegistry({ config: { searchSynonymsFile: synonymsFile, searchRelatedWordsFile: relatedWordsFile } });
   plain = await startTestRegistry({ database: registry.database });
 });
 afterAll(async () => {
   await plain?.close();
   await registry?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 async function search(on: TestRegistry, text: string) {
@@ -78,8 +72,7 @@ describe('an operator vocabulary (SEARCH_SYNONYMS_FILE, SEARCH_RELATED_WORDS_FIL
   });
 
   it('a bad file stops the start, naming the setting, the file and the key', async () => {
-    const bad = path.join(dir, 'bad.json');
-    fs.writeFileSync(bad, JSON.stringify({ 'tl;dr': ['summary'] }));
+    const bad = dir.write('bad.json', JSON.stringify({ 'tl;dr': ['summary'] }));
     await expect(startTestRegistry({ config: { searchRelatedWordsFile: bad } })).rejects.toThrow(
       `SEARCH_RELATED_WORDS_FILE (${bad}): the key 'tl;dr' would match the query words 'tl dr'; write it that way`,
     );

@@ -1,7 +1,6 @@
 // The product glossary (src/catalog/product-glossary.ts): the bundled file's shape, the checks a glossary
 // gets, which keys an entry names, and what the doc vector embeds.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../../src/config';
 import {
@@ -18,6 +17,7 @@ import {
 } from '../../src/catalog/product-glossary';
 import { searchableText } from '../../src/catalog/catalog-entry';
 import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
+import { useTempDir } from '../helpers/temp-dir';
 import glossaryJson from '../../src/catalog/product-glosses.json';
 
 const glossary = parseProductGlossary(
@@ -136,16 +136,7 @@ describe('entryEmbeddingTexts: the doc vector embeds the glosses', () => {
 });
 
 describe('loadProductGlossary: an operator extends the bundled glossary (SEARCH_GLOSSARY_FILE)', () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ard-glossary-'));
-  });
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const write = (name: string, text: string) => {
-    const file = path.join(dir, name);
-    fs.writeFileSync(file, text);
-    return file;
-  };
+  const dir = useTempDir('ard-glossary-');
 
   it('without a file: the bundled glossary itself', async () => {
     expect(await loadProductGlossary(null)).toBe(PRODUCT_GLOSSARY);
@@ -154,7 +145,7 @@ describe('loadProductGlossary: an operator extends the bundled glossary (SEARCH_
   it('adds keys, replaces a bundled gloss (keyed by the same words), removes one with "", and gets its own version', async () => {
     expect(PRODUCT_GLOSSARY.glosses.has('close com')).toBe(true);
     expect(PRODUCT_GLOSSARY.glosses.has('shodan')).toBe(true);
-    const file = write('glossary.json', JSON.stringify({ _comment: 'site glossary', Zorblax: 'in-house deploy robot', 'Close.com': 'our CRM', shodan: '' }));
+    const file = dir.write('glossary.json', JSON.stringify({ _comment: 'site glossary', Zorblax: 'in-house deploy robot', 'Close.com': 'our CRM', shodan: '' }));
     const glossary = await loadProductGlossary(file);
     expect(glossary.glosses.get('zorblax')).toBe('in-house deploy robot');
     expect(glossary.glosses.get('close com')).toBe('our CRM');
@@ -168,30 +159,30 @@ describe('loadProductGlossary: an operator extends the bundled glossary (SEARCH_
     expect(glossFor(entry({ displayName: 'AIS Fleet' }), glossary)).toBe(`${PRODUCT_GLOSSARY.glosses.get('ais')!.replace(/[.\s]+$/, '')}.`);
     expect(glossFor(entry({ description: 'a team of AIs' }), glossary)).toBe('');
     // Replacing or removing a capitalised bundled key by its words, in any case.
-    const replaced = await loadProductGlossary(write('cased.json', JSON.stringify({ ais: 'my own gloss of ais', webshop: '' })));
+    const replaced = await loadProductGlossary(dir.write('cased.json', JSON.stringify({ ais: 'my own gloss of ais', webshop: '' })));
     expect(glossFor(entry({ description: 'a team of AIs' }), replaced)).toBe('my own gloss of ais.');
     expect(replaced.glosses.has('webshop')).toBe(false);
   });
 
   it('stops with a message naming the setting and the file: missing, not JSON, not an object, too large, a bad key, a removal of nothing', async () => {
-    const missing = path.join(dir, 'missing.json');
+    const missing = path.join(dir.path, 'missing.json');
     const error = await loadProductGlossary(missing).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProductGlossaryError);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(new RegExp(`^SEARCH_GLOSSARY_FILE \\(${missing}\\): cannot be read`));
-    await expect(loadProductGlossary(write('broken.json', '{"ros2": '))).rejects.toThrow(/^SEARCH_GLOSSARY_FILE \(.*broken\.json\): not valid JSON/);
-    await expect(loadProductGlossary(write('list.json', '["ros2"]'))).rejects.toThrow(/list\.json\): must be a JSON object/);
-    const large = path.join(dir, 'large.json');
+    await expect(loadProductGlossary(dir.write('broken.json', '{"ros2": '))).rejects.toThrow(/^SEARCH_GLOSSARY_FILE \(.*broken\.json\): not valid JSON/);
+    await expect(loadProductGlossary(dir.write('list.json', '["ros2"]'))).rejects.toThrow(/list\.json\): must be a JSON object/);
+    const large = path.join(dir.path, 'large.json');
     fs.writeFileSync(large, '');
     fs.truncateSync(large, MAX_GLOSSARY_FILE_BYTES + 1);
     await expect(loadProductGlossary(large)).rejects.toThrow(/large\.json\): \d+ bytes; at most/);
-    await expect(loadProductGlossary(write('long-key.json', JSON.stringify({ 'a b c d e': 'x y' })))).rejects.toThrow(
+    await expect(loadProductGlossary(dir.write('long-key.json', JSON.stringify({ 'a b c d e': 'x y' })))).rejects.toThrow(
       /^SEARCH_GLOSSARY_FILE \(.*long-key\.json\): the key 'a b c d e' has 5 words/,
     );
-    await expect(loadProductGlossary(write('number.json', JSON.stringify({ zorblax: 7 })))).rejects.toThrow(/the gloss of 'zorblax' must be a non-empty string/);
-    await expect(loadProductGlossary(write('remove.json', JSON.stringify({ zorblax: '' })))).rejects.toThrow(
+    await expect(loadProductGlossary(dir.write('number.json', JSON.stringify({ zorblax: 7 })))).rejects.toThrow(/the gloss of 'zorblax' must be a non-empty string/);
+    await expect(loadProductGlossary(dir.write('remove.json', JSON.stringify({ zorblax: '' })))).rejects.toThrow(
       /remove\.json\): the key 'zorblax' removes nothing: the bundled glossary has no key 'zorblax'/,
     );
-    await expect(loadProductGlossary(dir)).rejects.toThrow(/: not a file$/);
+    await expect(loadProductGlossary(dir.path)).rejects.toThrow(/: not a file$/);
   });
 });

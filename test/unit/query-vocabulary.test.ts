@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import relatedWordsJson from '../../src/search/related-words.json';
 import synonymsJson from '../../src/search/synonyms.json';
 import { ConfigError } from '../../src/config';
 import { expandQuery, loadSynonyms, parseVocabularyTable, RELATED_WORDS, SYNONYMS, VocabularyFileError } from '../../src/search/query-text';
 import { BUNDLED_VOCABULARY, extendTable, loadQueryVocabulary, MAX_VOCABULARY_FILE_BYTES } from '../../src/search/query-vocabulary';
+import { useTempDir } from '../helpers/temp-dir';
 
 describe('parseVocabularyTable', () => {
   it('keeps keys as the query tokenizer writes them (case aside), skips comments, allows an empty list', () => {
@@ -55,16 +55,7 @@ describe('extendTable', () => {
 });
 
 describe('loadQueryVocabulary', () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ard-vocabulary-'));
-  });
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const write = (name: string, content: string) => {
-    const file = path.join(dir, name);
-    fs.writeFileSync(file, content);
-    return file;
-  };
+  const dir = useTempDir('ard-vocabulary-');
 
   it('is the bundled tables without files', async () => {
     const vocabulary = await loadQueryVocabulary({ synonymsFile: null, relatedWordsFile: null });
@@ -75,8 +66,8 @@ describe('loadQueryVocabulary', () => {
 
   it('extends each bundled table with its file, and query expansion follows', async () => {
     const vocabulary = await loadQueryVocabulary({
-      synonymsFile: write('synonyms.json', JSON.stringify({ zorblax: ['automower'], k8s: ['kubernetes', 'cluster'] })),
-      relatedWordsFile: write('related.json', JSON.stringify({ rain: [] })),
+      synonymsFile: dir.write('synonyms.json', JSON.stringify({ zorblax: ['automower'], k8s: ['kubernetes', 'cluster'] })),
+      relatedWordsFile: dir.write('related.json', JSON.stringify({ rain: [] })),
     });
     expect(vocabulary.synonyms.get('zorblax')).toEqual(['automower']);
     expect(vocabulary.synonyms.get('k8s')).toEqual(['kubernetes', 'cluster']);
@@ -88,20 +79,20 @@ describe('loadQueryVocabulary', () => {
   });
 
   it('stops with a message naming the setting and the file: missing, not JSON, too large, a bad key', async () => {
-    const missing = path.join(dir, 'missing.json');
+    const missing = path.join(dir.path, 'missing.json');
     await expect(loadQueryVocabulary({ synonymsFile: missing, relatedWordsFile: null })).rejects.toThrow(
       new RegExp(`^SEARCH_SYNONYMS_FILE \\(${missing}\\): cannot be read`),
     );
-    const notJson = write('broken.json', '{"k8s": [');
+    const notJson = dir.write('broken.json', '{"k8s": [');
     await expect(loadQueryVocabulary({ synonymsFile: null, relatedWordsFile: notJson })).rejects.toThrow(/^SEARCH_RELATED_WORDS_FILE \(.*broken\.json\): not valid JSON/);
-    const large = path.join(dir, 'large.json');
+    const large = path.join(dir.path, 'large.json');
     fs.writeFileSync(large, '');
     fs.truncateSync(large, MAX_VOCABULARY_FILE_BYTES + 1);
     await expect(loadQueryVocabulary({ synonymsFile: large, relatedWordsFile: null })).rejects.toThrow(/large\.json\): \d+ bytes; at most/);
-    const badKey = write('bad-key.json', JSON.stringify({ 'tl;dr': ['summary'] }));
+    const badKey = dir.write('bad-key.json', JSON.stringify({ 'tl;dr': ['summary'] }));
     const error = await loadQueryVocabulary({ synonymsFile: badKey, relatedWordsFile: null }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/^SEARCH_SYNONYMS_FILE \(.*bad-key\.json\): the key 'tl;dr' would match the query words 'tl dr'/);
-    await expect(loadQueryVocabulary({ synonymsFile: dir, relatedWordsFile: null })).rejects.toThrow(/: not a file$/);
+    await expect(loadQueryVocabulary({ synonymsFile: dir.path, relatedWordsFile: null })).rejects.toThrow(/: not a file$/);
   });
 });
