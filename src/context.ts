@@ -10,9 +10,8 @@ import { migrateToLatest } from './db/migrate';
 import type { Database } from './db/schema';
 import { getOrCreateSetting, randomSecret } from './db/settings';
 import { withQueryCache } from './embedding/embedder';
-import { refreshGlosses } from './embedding/gloss-refresh';
+import { startIndexUpkeep } from './embedding/index-upkeep';
 import { EmbeddingModels } from './embedding/model-switch';
-import { fillTagVectors } from './embedding/tag-vectors';
 import { loadOnnxEmbedder } from './embedding/onnx-embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
 import { createFederation, type Federation } from './federation/federation-service';
@@ -77,21 +76,9 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     const bundled = options.embedder ? null : await embeddingModels(config, database.db, logger);
     const models = bundled?.models ?? null;
     const embedder = options.embedder ?? (models as EmbeddingModels).embedder;
-    // Tags stored before migration 0010, or by an ingest that stopped before embedding them: search's topic
-    // labels skip a tag without a vector until then. In the background; destroy() waits for it.
-    const tagsFilled = fillTagVectors(database.db, embedder)
-      .then((added) => {
-        if (added > 0) logger.info({ added, model: embedder.id }, 'embedded the tags that had no vector');
-      })
-      .catch((error: unknown) => logger.error({ err: error }, 'embedding tags failed; search ranks without those topic labels'));
-    // Glosses written with another product glossary (a new release, or rows from before migration 0013):
-    // rewritten in the background (src/embedding/gloss-refresh.ts); destroy() stops and waits for it.
-    let stopping = false;
-    const glossesRefreshed = refreshGlosses(database.db, embedder, { glossary, onBatch: () => !stopping })
-      .then((result) => {
-        if (result.changed > 0) logger.info({ changed: result.changed, read: result.read, glossary: glossary.version }, 'rewrote the product glossary of the entries whose gloss changed');
-      })
-      .catch((error: unknown) => logger.error({ err: error }, 'refreshing the product glossary failed; entries keep their previous glosses until the next start'));
+    // Tag vectors, glosses of another product glossary, then the goal embedding model: in the background,
+    // in that order (src/embedding/index-upkeep.ts); destroy() stops them and waits.
+    const upkeep = startIndexUpkeep({ db: database.db, embedder, models, glossary, logger });
     const crawler = createWebCrawler({ db: database.db, embedder, config, logger, glossary }, options.crawlHttp);
     const federation = createFederation(config);
     const metrics = createMetrics();
@@ -115,10 +102,8 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
         await crawler.close();
         await federation.close();
         await opened?.close();
-        models?.stop();
-        stopping = true;
-        await tagsFilled;
-        await glossesRefreshed;
+        upkeep.stop();
+        await upkeep.done;
         await database.close();
       },
     };
@@ -131,8 +116,8 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
 
 /**
  * The bundled model, plus the operator's ONNX model when EMBEDDING_MODEL_DIR is set. Search keeps using
- * the active model while the other one's vectors are filled in the background, then switches
- * (src/embedding/model-switch.ts); a missing package or model folder fails the start with its name, as does
+ * the active model while the other one's vectors are filled in the background (the index upkeep's last job,
+ * src/embedding/index-upkeep.ts), then switches (src/embedding/model-switch.ts); a missing package or model folder fails the start with its name, as does
  * EMBEDDING_RUNTIME=onnxruntime when onnxruntime-node cannot be loaded ('auto' falls back to TF.js with a warning).
  */
 async function embeddingModels(config: RegistryConfig, db: Kysely<Database>, logger: Logger): Promise<{ models: EmbeddingModels; runtime: 'onnxruntime' | 'tfjs' }> {
@@ -146,13 +131,7 @@ async function embeddingModels(config: RegistryConfig, db: Kysely<Database>, log
   const bundled = withQueryCache(useLite);
   const target = config.embeddingModelDir ? withQueryCache(await loadOnnxEmbedder(config.embeddingModelDir)) : null;
   const models = new EmbeddingModels(db, bundled, target);
-  const active = (await models.refresh()).id;
-  if (active !== models.goalId()) {
-    logger.info({ from: active, to: models.goalId() }, 're-embedding the index in the background; search keeps the current model until it is complete');
-    void models
-      .reembed({ onBatch: (done) => logger.debug({ done }, 're-embedding progress') })
-      .then((switched) => switched && logger.info({ model: models.goalId() }, 'embedding model switched'))
-      .catch((error: unknown) => logger.error({ err: error }, 're-embedding failed; search keeps the current model'));
-  }
+  // Search starts on the active model; the switch to the goal one is the index upkeep's last job.
+  await models.refresh();
   return { models, runtime };
 }
