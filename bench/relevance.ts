@@ -375,7 +375,13 @@ async function main(): Promise<void> {
     report.latency = { p50: percentile(prodMs, 50), p95: percentile(prodMs, 95) };
 
     const uncut = await runAll(db, embedder, queries, productionUncut);
-    const off = await runAll(db, embedder, OFF_TOPIC.map((text, i) => ({ id: `x${i}`, kind: 'direct', text, relevant: {}, set: 'off', filter: [] })), productionUncut);
+    const offTopic: Query[] = OFF_TOPIC.map((text, i) => ({ id: `x${i}`, kind: 'direct', text, relevant: {}, set: 'off', filter: [] }));
+    const off = await runAll(db, embedder, offTopic, productionUncut);
+    // What the cutoff's rule reads (docs/relevance.md): the answers off-topic texts get, minimum matches included.
+    const offAnswered = (await runAll(db, embedder, offTopic, production)).runs.map((r) => r.ranked.length);
+    const offMean = offAnswered.reduce((a, b) => a + b, 0) / offAnswered.length;
+    console.log(`production off-topic results per query (cutoff and minimum matches, ${offAnswered.length} texts): ${offMean.toFixed(2)} (${offAnswered.join(', ')})`);
+    report.offTopicResults = { mean: offMean, perQuery: offAnswered };
     for (const [label, pick] of [['dev', true], ['test', false]] as const) {
       console.log(`\ncutoff curve (${label} half; production relevance, whole candidate list)`);
       console.log(cutoffCurve(uncut.runs.filter((r) => isDev(r.query) === pick), off.runs).join('\n'));
