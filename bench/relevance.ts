@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
+import { envToConfig, readEnv } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import type { Database } from '../src/db/schema';
@@ -29,6 +30,7 @@ import type { AlexandriaRecord } from '../src/alexandria/record';
 import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filter';
 import { RELEVANCE_CUTOFF, prepareQuery, type PreparedQuery, type QueryEmbedder, type RankingOptions } from '../src/search/relevance';
 import { createPageTokenCodec } from '../src/search/page-token';
+import { loadQueryVocabulary, type QueryVocabulary } from '../src/search/query-vocabulary';
 import { rankEntries, rankText, searchIndex } from '../src/search/search-service';
 import { bundledModel, PRODUCTION_RANKING, timeEach } from './bench-util';
 import { benchSignals, type Ranked } from './relevance-signals';
@@ -249,15 +251,19 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
+/** SEARCH_SYNONYMS_FILE / SEARCH_RELATED_WORDS_FILE, when set: every ranking here uses them, as the registry would. */
+let operatorVocabulary: QueryVocabulary | undefined;
+
 async function runAll(db: Kysely<Database>, embedder: QueryEmbedder, queries: Query[], ranker: Ranker): Promise<{ runs: Run[]; ms: number[] }> {
   const runs: Run[] = [];
   const ms: number[] = [];
+  const options = operatorVocabulary ? { ...ranker.options, vocabulary: operatorVocabulary } : ranker.options;
   for (const query of queries) {
     const started = process.hrtime.bigint();
-    const prepared = await prepareQuery(db, embedder, query.text, ranker.options);
+    const prepared = await prepareQuery(db, embedder, query.text, options);
     const ranked = ranker.rank
       ? await ranker.rank(db, prepared, query.filter)
-      : (await rankEntries(db, prepared, query.filter, ranker.options)).map((r) => ({ identifier: r.entry.identifier, relevance: r.relevance }));
+      : (await rankEntries(db, prepared, query.filter, options)).map((r) => ({ identifier: r.entry.identifier, relevance: r.relevance }));
     ms.push(Number(process.hrtime.bigint() - started) / 1e6);
     runs.push({ query, ranked });
   }
@@ -272,9 +278,9 @@ async function runAll(db: Kysely<Database>, embedder: QueryEmbedder, queries: Qu
 async function timeProductionPath(db: Kysely<Database>, embedder: QueryEmbedder, queries: Query[], path: 'search' | 'whole list' = 'search'): Promise<number[]> {
   const pageTokens = createPageTokenCodec('bench');
   return timeEach(queries, (query) => {
-    if (path === 'whole list') return rankText({ db, embedder, typeWeights: PRODUCTION_RANKING.typeWeights }, query.text, query.filter);
+    if (path === 'whole list') return rankText({ db, embedder, typeWeights: PRODUCTION_RANKING.typeWeights, vocabulary: operatorVocabulary }, query.text, query.filter);
     const filter = Object.fromEntries(query.filter.map((f) => [f.path, f.values]));
-    return searchIndex({ db, embedder, pageTokens, publicUrl: 'http://bench', typeWeights: PRODUCTION_RANKING.typeWeights }, { text: query.text, filter, pageSize: 10 });
+    return searchIndex({ db, embedder, pageTokens, publicUrl: 'http://bench', typeWeights: PRODUCTION_RANKING.typeWeights, vocabulary: operatorVocabulary }, { text: query.text, filter, pageSize: 10 });
   });
 }
 
@@ -319,6 +325,11 @@ function cutoffCurve(runs: Run[], offTopic: Run[]): string[] {
 }
 
 async function main(): Promise<void> {
+  const config = envToConfig(readEnv());
+  if (config.searchSynonymsFile || config.searchRelatedWordsFile) {
+    operatorVocabulary = await loadQueryVocabulary({ synonymsFile: config.searchSynonymsFile, relatedWordsFile: config.searchRelatedWordsFile });
+    console.log(`query vocabulary: the bundled tables with ${[config.searchSynonymsFile, config.searchRelatedWordsFile].filter(Boolean).join(', ')}`);
+  }
   const { embedder: useLite, runtime } = await bundledModel();
   const embedder = withQueryCache(useLite);
   // Latency must include the query embedding: a cache-free embedder for the timed runs.
