@@ -69,16 +69,6 @@ export const RELEVANCE_CUTOFF = 0.25;
  */
 export const MINIMUM_MATCHES = 3;
 export const RELEVANCE_FLOOR = 0.15;
-/**
- * Corroborated weak matches (docs/relevance.md, "Corroborated fill"): in the minimum-matches fill, a candidate
- * that holds a word of the query as typed (typed lexical signal above 0) and whose embedding stands out (its
- * semanticAgreement at least CORROBORATION_AGREEMENT) may fill down to CORROBORATED_FLOOR instead of
- * RELEVANCE_FLOOR. A long need with many ordinary words ("which cargo ships called at Rotterdam last week and
- * where did they head next?") dilutes both signals: its entry stood first at 0.137 and the answer was empty.
- * Off-topic queries' weak candidates have one signal or the other, rarely both.
- */
-export const CORROBORATED_FLOOR = 0.08;
-export const CORROBORATION_AGREEMENT = 0.8;
 /** BM25 parameters (the usual defaults). */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
@@ -871,8 +861,6 @@ interface ScoredCandidate {
   base: number;
   topic: number;
   relevance: number;
-  /** Both signals vouch for it: a typed word of the query, an embedding that stands out (CORROBORATED_FLOOR). */
-  corroborated: boolean;
 }
 
 function scoreSignals(q: Pick<PreparedQuery, 'unseenShare'>, rows: CandidateSignals[], topics: ReadonlyMap<string, number>, options: RankingOptions): ScoredCandidate[] {
@@ -890,39 +878,34 @@ function scoreSignals(q: Pick<PreparedQuery, 'unseenShare'>, rows: CandidateSign
     // out for the tag "fork", which GitHub's server holds). The production cutoff, whatever options.cutoff
     // says, so the benchmark's uncut list shows production relevance.
     const labelled = topicBoost(row.tags, topics);
-    const agreement = semanticAgreement(row.cosine, baseline);
-    const topic = base >= RELEVANCE_CUTOFF ? labelled : labelled * agreement;
-    const corroborated = useSemantic && useLexical && row.typedLexical > 0 && agreement >= CORROBORATION_AGREEMENT;
-    return { identifier: row.identifier, row, semantic, lexical, base, topic, relevance: fuse(topic, base, 1), corroborated };
+    const topic = base >= RELEVANCE_CUTOFF ? labelled : labelled * semanticAgreement(row.cosine, baseline);
+    return { identifier: row.identifier, row, semantic, lexical, base, topic, relevance: fuse(topic, base, 1) };
   });
 }
 
 /**
  * What a candidate needs to be matched: base relevance (without the topic labels) at the cutoff, or, when
  * fewer than MINIMUM_MATCHES candidates reach it, to be one of the MINIMUM_MATCHES best by relevance (topic
- * labels included; ties by identifier) among those at RELEVANCE_FLOOR or above, or at CORROBORATED_FLOOR or
- * above when both signals vouch for it (`corroborated`): `fill`, which depends on the query text alone
- * (scoreCandidates).
+ * labels included; ties by identifier) among those at RELEVANCE_FLOOR or above: `fill`, which depends on the
+ * query text alone (scoreCandidates).
  */
 export interface MatchThreshold {
   cutoff: number;
   fill: ReadonlySet<string>;
-  /** Fewer than MINIMUM_MATCHES candidates reach the cutoff: the fill rule applies. */
-  filling: boolean;
 }
 
 export function matchThreshold(
-  candidates: ReadonlyArray<{ identifier: string; base: number; relevance: number; corroborated?: boolean }>,
+  candidates: ReadonlyArray<{ identifier: string; base: number; relevance: number }>,
   options: Pick<RankingOptions, 'cutoff' | 'minimumMatches'> = {},
 ): MatchThreshold {
   const cutoff = options.cutoff ?? RELEVANCE_CUTOFF;
   const minimum = options.minimumMatches ?? MINIMUM_MATCHES;
-  if (minimum <= 0 || candidates.filter((c) => c.base >= cutoff).length >= minimum) return { cutoff, fill: new Set(), filling: false };
+  if (minimum <= 0 || candidates.filter((c) => c.base >= cutoff).length >= minimum) return { cutoff, fill: new Set() };
   const best = candidates
-    .filter((c) => c.relevance >= (c.corroborated === true ? CORROBORATED_FLOOR : RELEVANCE_FLOOR))
+    .filter((c) => c.relevance >= RELEVANCE_FLOOR)
     .sort((a, b) => b.relevance - a.relevance || compareIdentifiers(a, b))
     .slice(0, minimum);
-  return { cutoff, fill: new Set(best.map((c) => c.identifier)), filling: true };
+  return { cutoff, fill: new Set(best.map((c) => c.identifier)) };
 }
 
 export function isMatched(c: { identifier: string; base: number }, threshold: MatchThreshold): boolean {
@@ -933,10 +916,9 @@ export function isMatched(c: { identifier: string; base: number }, threshold: Ma
  * Signals to relevance: calibration, the corrections' semantic gate, fusion with the topic labels, the
  * threshold; best first, by relevance x type weight when the filter leaves the types open (applyTypeWeights).
  * The cutoff reads the relevance without the topic labels: a label reorders matches, it never lifts one over
- * the cutoff ("banana bread" stands out for the tag "fork"). The threshold depends on the text alone: when
- * fewer than MINIMUM_MATCHES of a filtered query's own candidates reach the cutoff, those of the text without
- * the filter are retrieved to choose the fill (only then: a query with that many at the cutoff has at least as
- * many without its filter, and the cutoff alone decides).
+ * the cutoff ("banana bread" stands out for the tag "fork"). The threshold depends on the text alone: when a
+ * filtered query's own candidates would lower it, those of the text without the filter are retrieved to find
+ * it (only then: a threshold the cutoff alone meets is not changed by more candidates).
  */
 async function scoreCandidates(
   db: Kysely<Database>,
@@ -948,9 +930,7 @@ async function scoreCandidates(
 ): Promise<Match[]> {
   const scored = scoreSignals(q, rows, topics, options);
   let threshold = matchThreshold(scored, options);
-  // Which entries fill reads the semantic baseline (labels, corroboration), which the filter's candidates
-  // would move: under a filter it is always chosen among the text's own candidates.
-  if (threshold.filling && filter.length > 0) {
+  if (threshold.fill.size > 0 && filter.length > 0) {
     threshold = matchThreshold(scoreSignals(q, await rankSignals(db, q, [], options), topics, options), options);
   }
   const out: Match[] = scored

@@ -14,7 +14,6 @@ import {
   lexicalSignal,
   RELEVANCE_CUTOFF,
   RELEVANCE_FLOOR,
-  CORROBORATED_FLOOR,
   saturation,
   semanticAgreement,
   SEMANTIC_WEIGHT,
@@ -198,17 +197,6 @@ describe('matchThreshold (minimum matches)', () => {
     const candidates = [c('z', 0.2), c('m', 0.2), c('k', 0.2), c('a', 0.2), c('top', 0.21)];
     expect(matched(candidates).sort()).toEqual(['a', 'k', 'top']);
     expect(matched([...candidates].reverse()).sort()).toEqual(['a', 'k', 'top']);
-  });
-
-  it('a corroborated candidate (a typed word and an embedding that stands out) fills down to CORROBORATED_FLOOR, others do not', () => {
-    const k = (identifier: string, relevance: number, corroborated: boolean) => ({ identifier, base: relevance, relevance, corroborated });
-    expect(CORROBORATED_FLOOR).toBeLessThan(RELEVANCE_FLOOR);
-    expect(matched([k('ais', 0.137, true), k('paper', 0.137, false), k('low', CORROBORATED_FLOOR - 0.001, true)])).toEqual(['ais']);
-    expect(matched([k('ais', CORROBORATED_FLOOR, true), k('x', 0.2, false)]).sort()).toEqual(['ais', 'x']);
-    // Still ranked by relevance: a candidate at the floor comes before a corroborated one under it.
-    expect(matched([k('a', 0.3, false), k('b', 0.16, false), k('c', 0.15, false), k('d', 0.14, true)])).toEqual(['a', 'b', 'c']);
-    expect(matchThreshold([k('a', 0.3, false)]).filling).toBe(true);
-    expect(matchThreshold([k('a', 0.3, false), k('b', 0.3, false), k('c', 0.3, false)]).filling).toBe(false);
   });
 
   it('minimumMatches 0 turns it off; a cutoff option moves the cutoff', () => {
