@@ -14,8 +14,11 @@ import glossaryJson from './product-glosses.json';
 export const MAX_GLOSSES_PER_ENTRY = 3;
 /** A key has at most this many words ("husqvarna automower", "agent-as-a-judge": hyphens separate words). */
 export const MAX_KEY_WORDS = 4;
-/** Glosses are short: a longer one would outweigh what the entry says of itself. */
-export const MAX_GLOSS_WORDS = 30;
+/**
+ * Glosses are short: a longer one would outweigh what the entry says of itself. 50 since session 11: what the
+ * product is (up to ~25 words) and the everyday tasks it serves ("Used to: ...", up to ~16).
+ */
+export const MAX_GLOSS_WORDS = 50;
 
 /** A glossary that cannot be used (the bundled one is checked at load; an operator's stops the start). */
 export class ProductGlossaryError extends ConfigError {

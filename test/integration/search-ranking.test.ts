@@ -77,18 +77,23 @@ describe('hybrid ranking (ARD §7.2)', () => {
   it('a related word counts only with semantic agreement ("pictures" -> "images" does not find container-image tools)', async () => {
     // related-words.json maps "pictures" to "images", which OCI registries use for container images.
     // ("pictures" means "images" now, so this query is no longer about nothing. Since the product glossary,
-    // whose glosses of the image generators say "pictures", those come first, moderately: they make pictures.)
+    // whose glosses of the image generators say "pictures", those come first, moderately: they make pictures.
+    // Since the glosses' "Used to:" part, "pictures" is a word of more entries (an image search among them), so
+    // the answer is no longer held to three; it stays moderate and led by the image makers.)
     const results = await search('look at pictures of cats');
     const found = results.map((r) => r.identifier);
     expect(found).not.toContain('urn:air:github.com:StacklokLabs:ocireg-mcp');
-    expect(results.length).toBeLessThanOrEqual(MINIMUM_MATCHES);
     expect(results.every((r) => r.score < 60)).toBe(true);
-    expect(found.slice(0, 2).sort()).toEqual(['urn:air:github.com:awslabs:mcp:awslabs-nova-canvas', 'urn:air:github.com:modelcontextprotocol:servers:everart']);
+    expect(found.slice(0, 3).sort()).toEqual([
+      'urn:air:github.com:awslabs:mcp:awslabs-nova-canvas',
+      'urn:air:github.com:glifxyz:glif-mcp-server',
+      'urn:air:github.com:modelcontextprotocol:servers:everart',
+    ]);
   });
 
   it.each([
     ['the lawn needs mowing', 'urn:air:github.com:jeanlaurent:mcp-husqvarna-automower', true],
-    ['the humidity in my greenhouse', 'urn:air:github.com:mschneider82:mcp-openweather', false],
+    ['the humidity in my greenhouse', 'urn:air:github.com:mschneider82:mcp-openweather', true],
   ])('an everyday word of related-words.json finds the entry that says it in product words ("%s")', async (text, identifier, glossed) => {
     // Precondition: no lexeme of the query occurs in the entry's indexed text.
     const overlap = await sql<{ hit: boolean }>`
@@ -99,7 +104,8 @@ describe('hybrid ranking (ARD §7.2)', () => {
     expect(results[0].identifier).toBe(identifier);
     expect(results[0].score).toBeGreaterThanOrEqual(RELEVANCE_CUTOFF * 100);
     // Without the table (no expansions) the entry is not first: the embedding alone does not make the link.
-    // Unless the product glossary does: the Automower's gloss says "robotic lawn mower that cuts grass".
+    // Unless the product glossary does: the Automower's gloss says "robotic lawn mower that cuts grass", and
+    // since its "Used to:" part the weather server's OpenWeather gloss carries the everyday words of weather.
     const bare = await findMatches(registry.ctx.db, await prepareQuery(registry.ctx.db, registry.ctx.embedder, text, { expansions: false }), []);
     if (glossed) expect(bare[0]?.identifier).toBe(identifier);
     else expect(bare[0]?.identifier).not.toBe(identifier);
