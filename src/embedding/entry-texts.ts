@@ -5,16 +5,16 @@
 // they are not embedded. representativeQueries are left out: see searchableText.
 import type { CatalogEntry } from '../catalog/catalog-entry';
 import { searchableText } from '../catalog/catalog-entry';
-import { glossFor } from '../catalog/product-glossary';
 
 export const ENTRY_VECTOR_FIELDS = ['doc', 'description'] as const;
 export type EntryVectorField = (typeof ENTRY_VECTOR_FIELDS)[number];
 
 /**
  * The text of each field; an empty string means the entry has no such field (no vector is stored). `gloss` is
- * the one stored with the entry (entries.gloss); by default the bundled glossary's.
+ * the one stored with the entry (entries.gloss, written with the context's glossary): required, so that no
+ * caller embeds the bundled glossary's gloss where an operator's applies.
  */
-export function entryEmbeddingTexts(entry: CatalogEntry, gloss: string = glossFor(entry)): Record<EntryVectorField, string> {
+export function entryEmbeddingTexts(entry: CatalogEntry, gloss: string): Record<EntryVectorField, string> {
   return {
     doc: [searchableText(entry), gloss].filter((part) => part !== '').join('\n'),
     description: entry.description ?? '',

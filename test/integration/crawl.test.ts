@@ -3,6 +3,7 @@
  * requests, robots.txt, tombstones, the ownership rule and hostile publishers, asserting on what
  * ends up stored.
  */
+import { glossFor } from '../../src/catalog/product-glossary';
 import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -184,7 +185,7 @@ describe('crawler (ARD §6 web ingestion)', () => {
     // Only the changed entry is embedded again: one text per embedded field it has.
     const changed = await getLiveEntry(ctx.db, 'urn:air:etag.test:test:two');
     expect(changed?.entry.description).toBe('now with more words');
-    const fieldsOfChanged = Object.values(entryEmbeddingTexts(changed!.entry)).filter((t) => t !== '').length;
+    const fieldsOfChanged = Object.values(entryEmbeddingTexts(changed!.entry, glossFor(changed!.entry))).filter((t) => t !== '').length;
     expect(embeddedTexts - before).toBe(fieldsOfChanged);
   });
 

@@ -2,6 +2,7 @@
 // and filters over the spec's example manifests (trustManifest arrays, host, metadata scalars).
 import type { CatalogEntry } from '../../src/catalog/catalog-entry';
 import { getLiveEntry } from '../../src/catalog/entry-repository';
+import { glossFor } from '../../src/catalog/product-glossary';
 import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { createOpenApiBackend } from '../../src/http/openapi';
@@ -13,7 +14,7 @@ let embedder: CountingEmbedder;
 const api = createOpenApiBackend();
 /** Texts embedded for a manifest's entries: one per embedded field an entry has (entry-texts.ts). */
 const embeddedTextCount = (entries: CatalogEntry[]) =>
-  entries.reduce((n, entry) => n + Object.values(entryEmbeddingTexts(entry)).filter((t) => t !== '').length, 0);
+  entries.reduce((n, entry) => n + Object.values(entryEmbeddingTexts(entry, glossFor(entry))).filter((t) => t !== '').length, 0);
 const fixtureTextCount = FIXTURE_MANIFESTS.reduce((n, name) => n + embeddedTextCount(readFixture(name).entries as CatalogEntry[]), 0);
 // Each distinct tag is embedded once as well (tag_vectors, the topic labels of search).
 const fixtureTagCount = new Set(FIXTURE_MANIFESTS.flatMap((name) => (readFixture(name).entries as CatalogEntry[]).flatMap((e) => e.tags ?? []))).size;
@@ -64,7 +65,7 @@ describe('ingestion (idempotent upsert by identifier)', () => {
     const report = await ingestManifest(deps(), manifest, { origin: 'file:changed' });
     expect([report.added, report.updated, report.unchanged]).toEqual([0, 1, 2]);
     // Only the changed entry: each of its embedded fields once, and no other entry's text.
-    expect(embedder.entryTexts.slice(before)).toEqual(Object.values(entryEmbeddingTexts(manifest.entries[1] as CatalogEntry)).filter((t) => t !== ''));
+    expect(embedder.entryTexts.slice(before)).toEqual(Object.values(entryEmbeddingTexts(manifest.entries[1] as CatalogEntry, glossFor(manifest.entries[1] as CatalogEntry))).filter((t) => t !== ''));
     expect(embedder.entryTexts.slice(before).some((t) => t.includes('charting and plotting'))).toBe(true);
     expect((await getLiveEntry(registry.ctx.db, 'urn:air:tools.example:mcp:beta'))?.entry.description).toBe(
       'Data toolkit for charting and plotting spreadsheet data.',

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
 import { migrateToLatest } from '../../src/db/migrate';
 import { withQueryCache } from '../../src/embedding/embedder';
+import { glossFor } from '../../src/catalog/product-glossary';
 import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
 import { EmbeddingModels } from '../../src/embedding/model-switch';
 import { loadOnnxEmbedder } from '../../src/embedding/onnx-embedder';
@@ -78,7 +79,7 @@ describe('a local ONNX sentence-embedding model (EMBEDDING_MODEL_DIR), real runt
     const matches = await matchText(handle.db, models.embedder, 'drizzle', normaliseFilter(undefined));
     expect(matches.map((m) => m.identifier)).toEqual(['urn:air:example.com:tools:t0']);
     const query = model.expectedVector('drizzle');
-    const texts = entryEmbeddingTexts(entries[0]);
+    const texts = entryEmbeddingTexts(entries[0], glossFor(entries[0]));
     const best = Math.max(dot(query, model.expectedVector(texts.doc)), dot(query, model.expectedVector(texts.description)));
     expect(matches[0].cosine).toBeCloseTo(best, 5);
     expect(matches[0].lexical).toBe(0);

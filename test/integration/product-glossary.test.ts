@@ -92,7 +92,7 @@ describe('refreshGlosses: the stored glosses follow the glossary', () => {
     const row = await stored(SHODAN);
     expect(row.gloss).toBe(glossFor(row.entry));
     // The doc vector is the embedding of the text with the gloss, not the one without it.
-    const [expected] = await registry.ctx.embedder.embed([entryEmbeddingTexts(row.entry).doc]);
+    const [expected] = await registry.ctx.embedder.embed([entryEmbeddingTexts(row.entry, glossFor(row.entry)).doc]);
     const [withoutGloss] = await registry.ctx.embedder.embed([entryEmbeddingTexts(row.entry, '').doc]);
     const vector = (await docVector(SHODAN, registry.ctx.embedder.id))!;
     expect(Math.max(...vector.map((x, i) => Math.abs(x - expected[i])))).toBeLessThan(1e-5);

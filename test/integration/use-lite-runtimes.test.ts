@@ -1,4 +1,5 @@
 import { EmbedderUnavailableError } from '../../src/embedding/embedder';
+import { glossFor } from '../../src/catalog/product-glossary';
 import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
 import { EmbedderClosedError, ONNX_RUNTIME_PACKAGE } from '../../src/embedding/use-lite-onnx';
@@ -10,7 +11,7 @@ import { loadCorpusEntries } from '../helpers/corpus';
 const corpusTexts = (() => {
   const entries = loadCorpusEntries();
   // Every 8th entry of the demo corpus and Alexandria: ~100 entries, both fields (names, descriptions, tags).
-  return entries.filter((_, i) => i % 8 === 0).flatMap(({ entry }) => Object.values(entryEmbeddingTexts(entry)));
+  return entries.filter((_, i) => i % 8 === 0).flatMap(({ entry }) => Object.values(entryEmbeddingTexts(entry, glossFor(entry))));
 })();
 const edgeTexts = [
   '',

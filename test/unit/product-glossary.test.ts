@@ -126,12 +126,12 @@ describe('glossFor: the keys an entry names', () => {
 describe('entryEmbeddingTexts: the doc vector embeds the glosses', () => {
   it('doc is the searchable text, then the glosses; the description vector is the description alone', () => {
     const e = { identifier: 'urn:air:github.com:nokia:mcp-redfish', displayName: 'mcp-redfish', type: 'application/mcp-server-card+json', url: 'https://x.test', description: 'Managing infrastructure via Redfish API' };
-    const texts = entryEmbeddingTexts(e);
+    const texts = entryEmbeddingTexts(e, glossFor(e));
     expect(texts.doc).toBe(`${searchableText(e)}\n${glossFor(e)}`);
     expect(glossFor(e)).not.toBe('');
     expect(texts.description).toBe(e.description);
     const plain = { ...e, displayName: 'Plain', description: 'nothing the glossary knows', identifier: 'urn:air:example.com:plain' };
-    expect(entryEmbeddingTexts(plain).doc).toBe(searchableText(plain));
+    expect(entryEmbeddingTexts(plain, glossFor(plain)).doc).toBe(searchableText(plain));
   });
 });
 
