@@ -1,7 +1,7 @@
 /**
  * The domain of the three Alexandria tools (search, get_resource, list_topics), written against the
  * `ResourceIndex` port so it runs over whatever store and search engine the registry core provides.
- * Shapes follow the FROZEN contract (seeds/alexandria-api-contract-v0.txt) field by field.
+ * Shapes follow the FROZEN contract (docs/reference/alexandria-api-contract-v0.txt) field by field.
  * No transport code here: src/mcp adapts this service to MCP.
  */
 import { randomBytes } from 'node:crypto';

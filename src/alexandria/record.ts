@@ -1,7 +1,7 @@
 /**
  * Alexandria schema v1: the record type, its stable ids, and loading the library file.
  *
- * The record shape is FROZEN by the API contract (seeds/alexandria-api-contract-v0.txt): v2 may add fields,
+ * The record shape is FROZEN by the API contract (docs/reference/alexandria-api-contract-v0.txt): v2 may add fields,
  * never change these. The loader is strict on purpose: a v1 record with an unknown field is rejected rather
  * than silently dropped, because `getResource` promises the record "exactly as ingested" and the catalog
  * mapping (mapping.ts) only carries the fields listed here.

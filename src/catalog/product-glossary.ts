@@ -15,8 +15,8 @@ export const MAX_GLOSSES_PER_ENTRY = 3;
 /** A key has at most this many words ("husqvarna automower", "agent-as-a-judge": hyphens separate words). */
 export const MAX_KEY_WORDS = 4;
 /**
- * Glosses are short: a longer one would outweigh what the entry says of itself. 50 since session 11: what the
- * product is (up to ~25 words) and the everyday tasks it serves ("Used to: ...", up to ~16).
+ * Glosses are short: a longer one would outweigh what the entry says of itself. 50: what the product is (up to
+ * ~25 words) and the everyday tasks it serves ("Used to: ...", up to ~16; docs/decisions/0017-glossary-uses.md).
  */
 export const MAX_GLOSS_WORDS = 50;
 

@@ -1,6 +1,6 @@
 /**
  * The Alexandria MCP server: three tools (search, get_resource, list_topics) over AlexandriaLibraryService.
- * Shapes are the FROZEN contract's (seeds/alexandria-api-contract-v0.txt); docs/alexandria.md has examples.
+ * Shapes are the FROZEN contract's (docs/reference/alexandria-api-contract-v0.txt); docs/alexandria.md has examples.
  *
  * Errors fail closed. A client mistake (bad argument, malformed id, unknown id) comes back as a tool result
  * with `isError: true` and a message written by the domain. Anything else becomes

@@ -1,4 +1,4 @@
-// What the Alexandria contract (seeds: Alexandria's API contract) says a search result is for a library
+// What the Alexandria contract (docs/reference/alexandria-api-contract-v0.txt) says a search result is for a library
 // record, written out from the contract rather than taken from the implementation the tests check.
 import type { AlexandriaRecord } from '../../src/alexandria/record';
 

@@ -6,7 +6,7 @@ import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
 import { migrateToLatest } from '../../src/db/migrate';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 
-// Migration 0012 moves tag vectors written before it out of TOAST (docs/performance.md, session 7). Rows
+// Migration 0012 moves tag vectors written before it out of TOAST (docs/performance.md, "Vectors stored inline"). Rows
 // written after it are inline from the start (search-storage.test.ts); this is a database upgraded from 0011.
 let database: TestDatabase;
 let handle: DatabaseHandle;
