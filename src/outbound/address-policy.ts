@@ -11,6 +11,7 @@ import { promises as dnsPromises } from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { BlockedAddressError, OutboundError } from './errors';
 import type { BlockReason } from './errors';
 
@@ -21,118 +22,101 @@ interface ParsedIp {
   bytes: Uint8Array;
 }
 
-/** Parses a literal IPv4 or IPv6 address (brackets and a `%zone` suffix tolerated). */
-export function parseIp(input: string): ParsedIp | null {
+type IpAddress = ipaddr.IPv4 | ipaddr.IPv6;
+
+/**
+ * A literal IPv4 or IPv6 address (brackets and a `%zone` suffix tolerated), or null. Node's `isIP` decides
+ * what is a literal, so the shorthands ipaddr.js also reads (`127.1`, `0x7f.0.0.1`) are not addresses here,
+ * as they are not to net.connect (which resolves them through the vetting lookup instead).
+ */
+function parseAddress(input: string): IpAddress | null {
   let text = input.trim();
   if (text.startsWith('[') && text.endsWith(']')) text = text.slice(1, -1);
   const zone = text.indexOf('%');
   if (zone >= 0) text = text.slice(0, zone);
   const family = isIP(text);
-  if (family === 4) return { family: 4, bytes: parseIpv4(text) };
-  if (family === 6) return { family: 6, bytes: parseIpv6(text) };
-  return null;
+  if (family === 0) return null;
+  // ipaddr.js reads the deprecated IPv4-compatible `::a.b.c.d` as IPv4-mapped `::ffff:a.b.c.d`; the WHATWG URL
+  // parser's hex form (`::808:808`) keeps the address the socket would be handed.
+  if (family === 6 && text.includes('.')) text = new URL(`http://[${text}]`).hostname.slice(1, -1);
+  return ipaddr.parse(text);
 }
 
-function parseIpv4(text: string): Uint8Array {
-  return Uint8Array.from(text.split('.').map((part) => Number(part)));
+/** Parses a literal IPv4 or IPv6 address (brackets and a `%zone` suffix tolerated). */
+export function parseIp(input: string): ParsedIp | null {
+  const ip = parseAddress(input);
+  return ip && { family: ip.kind() === 'ipv4' ? 4 : 6, bytes: Uint8Array.from(ip.toByteArray()) };
 }
 
-function parseIpv6(text: string): Uint8Array {
-  const bytes = new Uint8Array(16);
-  let head = text;
-  let tail = '';
-  const gap = text.indexOf('::');
-  if (gap >= 0) {
-    head = text.slice(0, gap);
-    tail = text.slice(gap + 2);
+const cidr = (text: string): [IpAddress, number] => ipaddr.parseCIDR(text);
+
+// ipaddr.js names the IANA special-purpose ranges (RFC 6890 and successors) and calls every other address
+// 'unicast'. Every name but 'unicast' is refused (a name ipaddr.js adds later is refused as 'reserved');
+// these tables only choose the reason reported.
+const IPV4_REASONS: Readonly<Record<string, BlockReason>> = {
+  unspecified: 'unspecified', // "this network": 0.0.0.0 reaches the local host on Linux
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link-local', // includes 169.254.169.254 cloud metadata
+  loopback: 'loopback',
+  carrierGradeNat: 'cgnat',
+  private: 'private',
+};
+const IPV6_REASONS: Readonly<Record<string, BlockReason>> = {
+  unspecified: 'unspecified',
+  loopback: 'loopback',
+  linkLocal: 'link-local',
+  multicast: 'multicast',
+  uniqueLocal: 'private',
+  deprecatedSiteLocal: 'private',
+};
+/** Inside ipaddr.js's 'reserved': the documentation ranges (RFC 5737, RFC 3849, RFC 9637). */
+const DOCUMENTATION = ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '2001:db8::/32', '3fff::/20'].map(cidr);
+const NAT64_WELL_KNOWN = cidr('64:ff9b::/96');
+/** Only 2000::/3 is allocated as global unicast; ipaddr.js calls the rest of the unlisted space 'unicast' too. */
+const GLOBAL_UNICAST = cidr('2000::/3');
+
+function inRange(ip: IpAddress, [network, bits]: [IpAddress, number]): boolean {
+  return ip.kind() === network.kind() && ip.match(network, bits);
+}
+
+function labelReserved(ip: IpAddress): BlockReason {
+  return DOCUMENTATION.some((range) => inRange(ip, range)) ? 'documentation' : 'reserved';
+}
+
+function classifyIpv4(ip: ipaddr.IPv4): BlockReason | null {
+  const range = ip.range();
+  if (range === 'unicast') return null;
+  return IPV4_REASONS[range] ?? labelReserved(ip);
+}
+
+/** The IPv4 address in bytes `from`..`from + 4` of an IPv6 address. */
+function embeddedIpv4(ip: ipaddr.IPv6, from: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4(ip.toByteArray().slice(from, from + 4));
+}
+
+function classifyIpv6(ip: ipaddr.IPv6): BlockReason | null {
+  switch (ip.range()) {
+    // ::ffff:a.b.c.d (IPv4-mapped): the kernel connects to the IPv4 address itself.
+    case 'ipv4Mapped':
+      return classifyIpv4(ip.toIPv4Address());
+    // 64:ff9b::/96 NAT64 well-known prefix: judge the embedded IPv4 address; 64:ff9b:1::/48 is local-use.
+    case 'rfc6052':
+      return inRange(ip, NAT64_WELL_KNOWN) ? classifyIpv4(embeddedIpv4(ip, 12)) : 'private';
+    case '6to4':
+      return classifyIpv4(embeddedIpv4(ip, 2));
+    case 'unicast':
+      // ::a.b.c.d (deprecated IPv4-compatible) is never a legitimate public destination.
+      if (ip.parts.slice(0, 6).every((part) => part === 0)) return classifyIpv4(embeddedIpv4(ip, 12)) ?? 'reserved';
+      return inRange(ip, GLOBAL_UNICAST) ? null : 'reserved';
+    default:
+      // Teredo embeds an obfuscated IPv4 peer; discard-only, benchmarking, ORCHID, ... are no public hosts.
+      return IPV6_REASONS[ip.range()] ?? labelReserved(ip);
   }
-  const toWords = (part: string): number[] => {
-    if (part === '') return [];
-    const words: number[] = [];
-    for (const piece of part.split(':')) {
-      if (piece.includes('.')) {
-        const v4 = parseIpv4(piece);
-        words.push((v4[0]! << 8) | v4[1]!, (v4[2]! << 8) | v4[3]!);
-      } else {
-        words.push(parseInt(piece, 16));
-      }
-    }
-    return words;
-  };
-  const headWords = toWords(head);
-  const tailWords = toWords(tail);
-  const words = [...headWords, ...new Array<number>(8 - headWords.length - tailWords.length).fill(0), ...tailWords];
-  words.forEach((word, i) => {
-    bytes[2 * i] = word >> 8;
-    bytes[2 * i + 1] = word & 0xff;
-  });
-  return bytes;
 }
 
-function inPrefix(bytes: Uint8Array, prefix: readonly number[], bits: number): boolean {
-  for (let i = 0; i < bits; i++) {
-    const byte = i >> 3;
-    const mask = 0x80 >> (i & 7);
-    if ((bytes[byte]! & mask) !== ((prefix[byte] ?? 0) & mask)) return false;
-  }
-  return true;
-}
-
-interface Range {
-  prefix: readonly number[];
-  bits: number;
-  reason: BlockReason;
-}
-
-// IANA special-purpose registries (RFC 6890 and successors). Order matters only for
-// the label reported; every listed range is refused.
-const IPV4_BLOCKED: readonly Range[] = [
-  { prefix: [0], bits: 8, reason: 'unspecified' }, // "this network", 0.0.0.0 reaches the local host on Linux
-  { prefix: [10], bits: 8, reason: 'private' },
-  { prefix: [100, 64], bits: 10, reason: 'cgnat' },
-  { prefix: [127], bits: 8, reason: 'loopback' },
-  { prefix: [169, 254], bits: 16, reason: 'link-local' }, // includes 169.254.169.254 cloud metadata
-  { prefix: [172, 16], bits: 12, reason: 'private' },
-  { prefix: [192, 0, 0], bits: 24, reason: 'reserved' }, // IETF protocol assignments
-  { prefix: [192, 0, 2], bits: 24, reason: 'documentation' },
-  { prefix: [192, 88, 99], bits: 24, reason: 'reserved' }, // deprecated 6to4 relay anycast
-  { prefix: [192, 168], bits: 16, reason: 'private' },
-  { prefix: [198, 18], bits: 15, reason: 'reserved' }, // benchmarking
-  { prefix: [198, 51, 100], bits: 24, reason: 'documentation' },
-  { prefix: [203, 0, 113], bits: 24, reason: 'documentation' },
-  { prefix: [224], bits: 4, reason: 'multicast' },
-  { prefix: [255, 255, 255, 255], bits: 32, reason: 'broadcast' },
-  { prefix: [240], bits: 4, reason: 'reserved' },
-];
-
-function classifyIpv4(bytes: Uint8Array): BlockReason | null {
-  for (const range of IPV4_BLOCKED) {
-    if (inPrefix(bytes, range.prefix, range.bits)) return range.reason;
-  }
-  return null;
-}
-
-function classifyIpv6(bytes: Uint8Array): BlockReason | null {
-  if (bytes.every((b) => b === 0)) return 'unspecified';
-  if (bytes.slice(0, 15).every((b) => b === 0) && bytes[15] === 1) return 'loopback';
-  // ::ffff:a.b.c.d (IPv4-mapped): the kernel connects to the IPv4 address itself.
-  if (inPrefix(bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff], 96)) return classifyIpv4(bytes.slice(12));
-  // ::a.b.c.d (deprecated IPv4-compatible) is never a legitimate public destination.
-  if (inPrefix(bytes, [], 96)) return classifyIpv4(bytes.slice(12)) ?? 'reserved';
-  // 64:ff9b::/96 NAT64 well-known prefix: judge the embedded IPv4 address.
-  if (inPrefix(bytes, [0, 0x64, 0xff, 0x9b], 96)) return classifyIpv4(bytes.slice(12));
-  if (inPrefix(bytes, [0, 0x64, 0xff, 0x9b, 0, 1], 48)) return 'private'; // local-use NAT64
-  if (inPrefix(bytes, [0x01, 0x00], 64)) return 'reserved'; // discard-only
-  if (inPrefix(bytes, [0x20, 0x01, 0x0d, 0xb8], 32)) return 'documentation';
-  if (inPrefix(bytes, [0x20, 0x01, 0, 0], 32)) return 'reserved'; // Teredo: embeds an obfuscated IPv4 peer
-  if (inPrefix(bytes, [0x20, 0x02], 16)) return classifyIpv4(bytes.slice(2, 6)); // 6to4 embeds IPv4
-  if (inPrefix(bytes, [0xfc], 7)) return 'private'; // unique local
-  if (inPrefix(bytes, [0xfe, 0x80], 10)) return 'link-local';
-  if (inPrefix(bytes, [0xfe, 0xc0], 10)) return 'private'; // deprecated site-local
-  if (inPrefix(bytes, [0xff], 8)) return 'multicast';
-  // Only 2000::/3 is allocated as global unicast; everything else is not a public host.
-  if (!inPrefix(bytes, [0x20], 3)) return 'reserved';
-  return null;
+function classify(ip: IpAddress): BlockReason | null {
+  return ip.kind() === 'ipv4' ? classifyIpv4(ip as ipaddr.IPv4) : classifyIpv6(ip as ipaddr.IPv6);
 }
 
 /**
@@ -140,9 +124,9 @@ function classifyIpv6(bytes: Uint8Array): BlockReason | null {
  * Throws for input that is not an IP literal (callers resolve names first).
  */
 export function classifyAddress(address: string): BlockReason | null {
-  const ip = parseIp(address);
+  const ip = parseAddress(address);
   if (!ip) throw new TypeError(`not an IP address: ${address}`);
-  return ip.family === 4 ? classifyIpv4(ip.bytes) : classifyIpv6(ip.bytes);
+  return classify(ip);
 }
 
 /** Hostnames that name the local machine without DNS (RFC 6761 §6.3 reserves `.localhost`). */
@@ -157,28 +141,19 @@ export function isLocalHostname(hostname: string): boolean {
   );
 }
 
-interface Cidr {
-  family: 4 | 6;
-  bytes: Uint8Array;
-  bits: number;
-}
-
-function parseCidr(text: string): Cidr {
+function parseAllowed(text: string): [IpAddress, number] {
   const [addr = '', bitsText] = text.split('/');
-  const ip = parseIp(addr);
+  const ip = parseAddress(addr);
   if (!ip) throw new TypeError(`invalid CIDR in allow list: ${text}`);
-  const max = ip.family === 4 ? 32 : 128;
+  const max = ip.kind() === 'ipv4' ? 32 : 128;
   const bits = bitsText === undefined ? max : Number(bitsText);
   if (!Number.isInteger(bits) || bits < 0 || bits > max) throw new TypeError(`invalid CIDR prefix in allow list: ${text}`);
-  return { family: ip.family, bytes: ip.bytes, bits };
+  return [ip, bits];
 }
 
 /** IPv4-mapped IPv6 addresses are compared as the IPv4 address they stand for. */
-function canonical(ip: ParsedIp): ParsedIp {
-  if (ip.family === 6 && inPrefix(ip.bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff], 96)) {
-    return { family: 4, bytes: ip.bytes.slice(12) };
-  }
-  return ip;
+function canonical(ip: IpAddress): IpAddress {
+  return ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
 }
 
 export interface AddressPolicyOptions {
@@ -198,19 +173,19 @@ export interface AddressPolicy {
 
 export function createAddressPolicy(options: AddressPolicyOptions = {}): AddressPolicy {
   const allowPrivateAddresses = options.allowPrivateAddresses ?? false;
-  const allow = (options.allow ?? []).map(parseCidr);
-  const isAllowListed = (ip: ParsedIp): boolean => {
+  const allow = (options.allow ?? []).map(parseAllowed);
+  const isAllowListed = (ip: IpAddress): boolean => {
     const c = canonical(ip);
-    return allow.some((cidr) => cidr.family === c.family && inPrefix(c.bytes, Array.from(cidr.bytes), cidr.bits));
+    return allow.some((range) => inRange(c, range));
   };
   return {
     allowPrivateAddresses,
     checkAddress(address) {
       if (allowPrivateAddresses) return null;
-      const ip = parseIp(address);
+      const ip = parseAddress(address);
       if (!ip) return 'reserved';
       if (isAllowListed(ip)) return null;
-      return ip.family === 4 ? classifyIpv4(ip.bytes) : classifyIpv6(ip.bytes);
+      return classify(ip);
     },
     checkHostname(hostname) {
       if (allowPrivateAddresses) return null;

@@ -1,6 +1,11 @@
 /**
  * Crawl politeness: per host, at most `maxConcurrentPerHost` tasks run at once and
  * two task starts are at least `minDelayMs` apart. Hosts are independent of each other.
+ *
+ * Kept in the registry's own code: no CommonJS library holds all of a per-host queue, a spacing
+ * a host's robots.txt Crawl-delay raises at run time, and one queued task dropped when its
+ * caller aborts. p-queue 10 is ESM-only and needs Node 22, and its interval is fixed per queue;
+ * Bottleneck's Group comes closest but has no per-job abort and no release since 2.19.5.
  */
 
 export interface HostLimiterOptions {

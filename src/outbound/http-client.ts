@@ -5,6 +5,7 @@
  * Redirects are followed here rather than by undici so that each hop gets the same
  * scheme, address and loop checks as the first request.
  */
+import pLimit from 'p-limit';
 import { Agent, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { createAddressPolicy, createVettingLookup, parseIp, systemResolver } from './address-policy';
@@ -160,39 +161,26 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   return v;
 }
 
-class Semaphore {
-  private active = 0;
-  private readonly waiters: Array<() => void> = [];
-  constructor(private readonly limit: number) {}
-
-  async acquire(signal: AbortSignal | undefined): Promise<() => void> {
-    if (this.active < this.limit) {
-      this.active++;
-      return () => this.release();
-    }
-    await new Promise<void>((resolve, reject) => {
-      const grant = (): void => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = (): void => {
-        const i = this.waiters.indexOf(grant);
-        if (i >= 0) this.waiters.splice(i, 1);
-        reject(signal?.reason);
-      };
-      if (signal?.aborted) return reject(signal.reason);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(grant);
-    });
-    // The releasing request handed its slot over: `active` is unchanged.
-    return () => this.release();
-  }
-
-  private release(): void {
-    const next = this.waiters.shift();
-    if (next) next();
-    else this.active--;
-  }
+/**
+ * Waits for a slot of `limit` and holds it until the returned release is called. A caller abort while
+ * waiting rejects at once; p-limit cannot drop a queued task, so the abandoned place is handed on the
+ * moment it comes up. (p-limit 3 is its CommonJS line: 4 and later are ESM-only, which this CommonJS
+ * build could load only from Node 20.19 on, and package.json promises 20.11.)
+ */
+function acquireSlot(limit: pLimit.Limit, signal: AbortSignal | undefined): Promise<() => void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    void limit(
+      () =>
+        new Promise<void>((release) => {
+          signal?.removeEventListener('abort', onAbort);
+          if (signal?.aborted) release();
+          else resolve(() => release());
+        }),
+    );
+  });
 }
 
 function flattenHeaders(raw: Dispatcher.ResponseData['headers']): Record<string, string> {
@@ -241,9 +229,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const policy =
     options.addressPolicy ?? createAddressPolicy({ allowPrivateAddresses: options.allowPrivateAddresses ?? false });
   const resolver = options.resolver ?? systemResolver;
-  const semaphore = new Semaphore(
-    positive('maxConcurrentRequests', options.maxConcurrentRequests, DEFAULTS.maxConcurrentRequests),
-  );
+  const slots = pLimit(positive('maxConcurrentRequests', options.maxConcurrentRequests, DEFAULTS.maxConcurrentRequests));
 
   const agent = new Agent({
     connect: {
@@ -319,7 +305,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     let release: (() => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
-      release = await semaphore.acquire(req.signal);
+      release = await acquireSlot(slots, req.signal);
       if (req.signal?.aborted) throw req.signal.reason;
       req.signal?.addEventListener('abort', onCallerAbort, { once: true });
       timer = setTimeout(() => {

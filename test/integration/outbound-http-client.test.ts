@@ -307,6 +307,27 @@ describe('plain requests', () => {
     }
   });
 
+  it('lets a caller abort a request still waiting for a slot, and the slot is not lost', async () => {
+    const narrow = createHttpClient({ userAgent: UA, allowPrivateAddresses: true, maxConcurrentRequests: 1 });
+    try {
+      let busyDone = false;
+      const busy = narrow.request({ url: `${server.origin}/slow-ok` }).finally(() => (busyDone = true));
+      const controller = new AbortController();
+      const waiting = narrow.request({ url: `${server.origin}/slow-ok`, signal: controller.signal });
+      setImmediate(() => controller.abort());
+      await expectOutboundError(waiting, 'ABORTED');
+      // Rejected at the abort, not when the busy request (100 ms) handed its slot on.
+      expect(busyDone).toBe(false);
+      expect((await busy).status).toBe(200);
+      maxInFlight = 0;
+      const after = await Promise.all([1, 2].map(() => narrow.request({ url: `${server.origin}/slow-ok` })));
+      expect(after.map((r) => r.status)).toEqual([200, 200]);
+      expect(maxInFlight).toBe(1);
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it('fails with CLOSED after close()', async () => {
     const shortLived = createHttpClient({ userAgent: UA, allowPrivateAddresses: true });
     await shortLived.close();

@@ -114,6 +114,7 @@ describe('envToConfig', () => {
     ['SEARCH_TYPE_WEIGHTS', 'application/x=half', /'application\/x=half' is not one/],
     ['SEARCH_TYPE_WEIGHTS', 'application/x=0.5,application/x=0.6', /SEARCH_TYPE_WEIGHTS names application\/x twice/],
     ['PEERS', 'https://ok.example/,not a url', /PEERS must be a comma-separated list of absolute URLs; 'not a url' is not one/],
+    ['DATABASE_REPLICA_URL', 'postgres://replica/ard', /DATABASE_REPLICA_URL needs DATABASE_URL: the embedded database has no replicas/],
   ])('rejects %s=%s with a ConfigError naming the variable', (name, value, message) => {
     let thrown: unknown;
     try {
@@ -123,6 +124,22 @@ describe('envToConfig', () => {
     }
     expect(thrown).toBeInstanceOf(ConfigError);
     expect((thrown as Error).message).toMatch(message);
+  });
+
+  it('names every bad variable at once, one per line', () => {
+    expect(() => envToConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', CRAWL_MAX_DEPTH: '11' })).toThrow(
+      new ConfigError(
+        [
+          "PORT must be an integer; got 'eighty'",
+          "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got 'loud'",
+          'CRAWL_MAX_DEPTH must be between 0 and 10; got 11',
+        ].join('\n'),
+      ),
+    );
+  });
+
+  it('accepts a replica next to DATABASE_URL', () => {
+    expect(envToConfig({ DATABASE_URL: 'postgres://primary/ard', DATABASE_REPLICA_URL: 'postgres://replica/ard' }).databaseReplicaUrl).toBe('postgres://replica/ard');
   });
 });
 

@@ -64,6 +64,12 @@ describe('classifyAddress', () => {
     ['2002:c0a8:101::1', 'private'],
     ['[::1]', 'loopback'],
     ['100::1', 'reserved'],
+    ['3fff::1', 'documentation'], // RFC 9637
+    ['2001:2::1', 'reserved'], // benchmarking
+    ['2001:20::1', 'reserved'], // ORCHIDv2
+    ['5f00::1', 'reserved'], // SRv6 SIDs
+    ['192.175.48.1', 'reserved'], // AS112 anycast: no web host
+    ['192.52.193.1', 'reserved'], // AMT relay anycast
   ])('%s is %s', (address, reason) => {
     expect(classifyAddress(address)).toBe(reason);
   });
