@@ -4,7 +4,8 @@
 // switch (a database from before 0010, a crash between an ingest and its tags).
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema';
-import { toVectorLiteral, type Embedder } from './embedder';
+import { toVectorLiteral } from '../db/vector-literal';
+import type { Embedder } from './embedder';
 
 /** Tags per embedding call: ~12 ms per short text with the bundled model keeps a batch well under a second. */
 const TAG_BATCH = 64;

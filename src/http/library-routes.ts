@@ -29,7 +29,7 @@ export const LIBRARY_CACHE_CONTROL = 'public, max-age=300';
 export interface LibraryRouteDeps {
   publicUrl: string;
   db: Kysely<Database>;
-  library: Promise<RegistryLibrary>;
+  library: RegistryLibrary;
 }
 
 /** The stable path of a record, relative to the public URL: `library/<scheme>/<rest>.json`. */
@@ -60,7 +60,7 @@ export function mountLibraryRoutes(app: express.Express, deps: LibraryRouteDeps)
   app.get(
     '/llms.txt',
     route(async (req, res) => {
-      const { service } = await deps.library;
+      const { service } = deps.library;
       const [topics, stored] = await Promise.all([service.listTopics(), listStoredRecords(deps.db)]);
       sendCacheable(req, res, 'text/plain; charset=utf-8', llmsTxt(base, topics.topics, stored.map((s) => s.record)));
     }),
@@ -81,7 +81,7 @@ export function mountLibraryRoutes(app: express.Express, deps: LibraryRouteDeps)
       const last = segments[segments.length - 1] ?? '';
       if (!last.endsWith('.json')) throw new NotFoundError(`no route GET ${req.path}; records are at /library/<scheme>/<id>.json`);
       const id = `${req.params.scheme}:${[...segments.slice(0, -1), last.slice(0, -'.json'.length)].join('/')}`;
-      const { service } = await deps.library;
+      const { service } = deps.library;
       let record: AlexandriaRecord;
       try {
         record = await service.getResource(id);

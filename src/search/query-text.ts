@@ -2,6 +2,7 @@
 // alternative words ("concepts"): a group is matched when any of its alternatives is, so an expansion
 // ("k8s" -> "kubernetes") or a typo correction never counts twice and never dilutes the other words.
 import { ConfigError } from '../config';
+import { InvalidArgumentError } from '../errors';
 import relatedWordsJson from './related-words.json';
 import synonymsJson from './synonyms.json';
 
@@ -23,6 +24,19 @@ export interface QueryWord {
    * corpus holds, only when it does not hold the word.
    */
   parts?: string[];
+}
+
+/** The longest query text searched (POST /search, POST /explore), in characters after trimming. */
+export const MAX_QUERY_LENGTH = 2000;
+
+/** The query text trimmed; 400 when empty or longer than MAX_QUERY_LENGTH. */
+export function checkQueryText(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '') throw new InvalidArgumentError('query.text must not be empty');
+  if (trimmed.length > MAX_QUERY_LENGTH) {
+    throw new InvalidArgumentError(`query.text is ${trimmed.length} characters long; at most ${MAX_QUERY_LENGTH} are allowed`);
+  }
+  return trimmed;
 }
 
 /** Weight of a synonym/abbreviation expansion from synonyms.json. */
@@ -252,4 +266,9 @@ export function urlsNamedIn(text: string): string[] {
   const written = [...text.matchAll(NAMED_URL)].map((m) => urlKey(m[0])).filter((k) => k.includes('.'));
   const papers = [...text.matchAll(ARXIV_ID)].map((m) => `arxiv.org/abs/${m[1]}`);
   return [...new Set([...written, ...papers])].slice(0, MAX_NAMED_IDENTIFIERS);
+}
+
+/** Code-unit order, the same in every locale (ties between equally ranked things are broken by it). */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

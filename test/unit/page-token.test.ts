@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../src/errors';
-import { createPageTokenCodec, queryKey } from '../../src/search/page-token';
+import { createPageTokenCodec, queryKey } from '../../src/search/paging';
 
 const codec = createPageTokenCodec('test-secret');
 const key = queryKey({ op: 'search', text: 'weather', filter: [], pageSize: 10 });
