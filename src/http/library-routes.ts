@@ -22,6 +22,7 @@ import { listStoredRecords, type RegistryLibrary } from '../alexandria/registry-
 import { selfCatalogManifest } from '../catalog/registry-manifest';
 import type { Database } from '../db/schema';
 import { InvalidArgumentError, NotFoundError } from '../errors';
+import { ifNoneMatchHits } from './caching';
 
 /** Records change only when the library is re-ingested; clients revalidate cheaply with the ETag. */
 export const LIBRARY_CACHE_CONTROL = 'public, max-age=300';
@@ -108,13 +109,6 @@ function sendCacheable(req: Request, res: Response, contentType: string, body: s
     return;
   }
   res.status(200).send(body);
-}
-
-export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
 }
 
 function sitemapXml(base: string, records: AlexandriaRecord[]): string {

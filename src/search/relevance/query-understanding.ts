@@ -6,7 +6,8 @@ import { sql, type Kysely } from 'kysely';
 import { PREPARED_STATEMENT } from '../../db/prepared-statements';
 import type { Database } from '../../db/schema';
 import type { Embedder } from '../../embedding/embedder';
-import { compareText, dedupe, editDistance, embeddingText, EXPANSION_WEIGHT, expandQuery, isPlausibleTypo, transpositions, type QueryWord } from '../query-text';
+import { editDistance } from '../../edit-distance';
+import { compareText, dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, isPlausibleTypo, transpositions, type QueryWord } from '../query-text';
 import { BUNDLED_VOCABULARY, type QueryVocabulary } from '../query-vocabulary';
 import { idf } from './signals';
 

@@ -10,7 +10,7 @@ import { topicBoost } from './topic-labels';
 /**
  * Entries under this relevance are not in the matched set (search results, explore counts). Guards the
  * off-topic queries: the lowest threshold at which they keep fewer than 3 results on average (dev half of
- * bench/relevance); docs/relevance.md "Cutoff" has what it keeps of the relevant entries.
+ * bench/relevance); docs/relevance.md has what it keeps of the relevant entries.
  */
 export const RELEVANCE_CUTOFF = 0.25;
 /**
