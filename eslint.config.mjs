@@ -20,6 +20,8 @@ function restrictedImports(folder) {
   const patterns = OWNED_PACKAGES.filter((o) => o.folder !== folder).flatMap((o) =>
     o.packages.map((name) => ({ group: [name, `${name}/**`], message: `${name} is imported only in ${o.folder}/: ${o.why}.` })),
   );
+  // The benchmark's ablations swap stages of the ranking pipeline; production code never imports them.
+  patterns.push({ group: ['**/relevance/ablations'], message: 'relevance/ablations.ts is for bench/ and test/ only: production runs PRODUCTION_STAGES.' });
   return ['error', { patterns }];
 }
 
