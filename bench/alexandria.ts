@@ -14,10 +14,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { openRegistryLibrary } from '../src/alexandria/registry-resource-index';
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
-import { ALEXANDRIA_LIBRARY_FILE } from '../src/ingest/alexandria-corpus';
 import { loadDemoCorpusIfEmpty } from '../src/ingest/load-files';
 import { adminQuery as admin, databaseUrl as urlFor, TEMPLATE_DB } from '../test/helpers/test-database';
 
@@ -42,7 +40,7 @@ async function main(): Promise<void> {
   const ctx = await createContext(loadConfig({ databaseUrl, logLevel: 'warn', loadDemoCorpus: false }));
   try {
     await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, ctx.logger);
-    const { service } = await openRegistryLibrary({ db: ctx.db, embedder: ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
+    const { service } = ctx.library;
     await service.searchLibrary({ query: 'warm up' });
 
     type Row = { kind: string; recall5: number; recall5Any: number; rr: number; rrAny: number; ms: number };

@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_SEARCH_TYPE_WEIGHTS, envToConfig, readEnv } from '../src/config';
 import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
-import type { RankingOptions } from '../src/search/relevance';
+import type { RankingDeps } from '../src/search/relevance';
 
 /** POST /search's ranking options under the default configuration (SEARCH_TYPE_WEIGHTS unset). */
-export const PRODUCTION_RANKING: RankingOptions = { typeWeights: DEFAULT_SEARCH_TYPE_WEIGHTS };
+export const PRODUCTION_RANKING: Pick<RankingDeps, 'typeWeights'> = { typeWeights: DEFAULT_SEARCH_TYPE_WEIGHTS };
 
 /**
  * The bundled model on the runtime EMBEDDING_RUNTIME names (auto when unset), loaded and printed: the same

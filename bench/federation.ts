@@ -18,7 +18,7 @@ import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/test-database';
 import globalSetup from '../test/helpers/global-setup';
 import { freePort, json, startFakePeer, type FakePeer } from '../test/helpers/peers';
-import { startTestRegistry, type TestRegistry } from '../test/helpers/registry';
+import { startTestRegistry } from '../test/helpers/registry';
 import type { RegistryConfig } from '../src/config';
 import { withQueryCache } from '../src/embedding/embedder';
 import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';

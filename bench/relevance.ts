@@ -28,10 +28,11 @@ import { CORPUS_DIR, demoManifestPaths } from '../src/ingest/demo-corpus';
 import { ALEXANDRIA_MEDIA_TYPE, alexandriaIdToUrn, recordToCatalogEntry } from '../src/alexandria/mapping';
 import type { AlexandriaRecord } from '../src/alexandria/record';
 import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filter';
-import { RELEVANCE_CUTOFF, prepareQuery, type PreparedQuery, type QueryEmbedder, type RankingOptions } from '../src/search/relevance';
-import { createPageTokenCodec } from '../src/search/page-token';
+import { matchText, PRODUCTION_STAGES, RELEVANCE_CUTOFF, prepareQuery, type PreparedQuery, type QueryEmbedder } from '../src/search/relevance';
+import { ablatedStages, type RankingAblations } from '../src/search/relevance/ablations';
+import { createPageTokenCodec } from '../src/search/paging';
 import { loadQueryVocabulary, type QueryVocabulary } from '../src/search/query-vocabulary';
-import { rankEntries, rankText, searchIndex } from '../src/search/search-service';
+import { createSearchService, entriesOfPage } from '../src/search/search-service';
 import { bundledModel, PRODUCTION_RANKING, timeEach } from './bench-util';
 import { benchSignals, type Ranked } from './relevance-signals';
 // The same PostgreSQL as the tests (TEST_DATABASE_URL, default postgres@127.0.0.1:5432).
@@ -69,7 +70,10 @@ interface Run {
 
 interface Ranker {
   name: string;
-  options?: RankingOptions;
+  /** SEARCH_TYPE_WEIGHTS of this ranker (production's: PRODUCTION_RANKING). */
+  typeWeights?: Readonly<Record<string, number>>;
+  /** The pipeline's stages swapped for this ranker; none: production's. */
+  ablations?: RankingAblations;
   rank?: (db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter) => Promise<Ranked[]>;
 }
 
@@ -257,13 +261,17 @@ let operatorVocabulary: QueryVocabulary | undefined;
 async function runAll(db: Kysely<Database>, embedder: QueryEmbedder, queries: Query[], ranker: Ranker): Promise<{ runs: Run[]; ms: number[] }> {
   const runs: Run[] = [];
   const ms: number[] = [];
-  const options = operatorVocabulary ? { ...ranker.options, vocabulary: operatorVocabulary } : ranker.options;
+  const stages = ranker.ablations ? ablatedStages(ranker.ablations) : PRODUCTION_STAGES;
+  const deps = { db, embedder, vocabulary: operatorVocabulary, typeWeights: ranker.typeWeights };
+  // The whole ranked list with its entries, as federation and the Alexandria tools read it.
+  const rank = async (query: Query): Promise<Ranked[]> => {
+    if (ranker.rank) return ranker.rank(db, await prepareQuery(db, embedder, query.text, operatorVocabulary), query.filter);
+    const matches = await matchText(deps, query.text, query.filter, stages);
+    return (await entriesOfPage(db, matches, 0, matches.length)).map((r) => ({ identifier: r.entry.identifier, relevance: r.relevance }));
+  };
   for (const query of queries) {
     const started = process.hrtime.bigint();
-    const prepared = await prepareQuery(db, embedder, query.text, options);
-    const ranked = ranker.rank
-      ? await ranker.rank(db, prepared, query.filter)
-      : (await rankEntries(db, prepared, query.filter, options)).map((r) => ({ identifier: r.entry.identifier, relevance: r.relevance }));
+    const ranked = await rank(query);
     ms.push(Number(process.hrtime.bigint() - started) / 1e6);
     runs.push({ query, ranked });
   }
@@ -271,33 +279,33 @@ async function runAll(db: Kysely<Database>, embedder: QueryEmbedder, queries: Qu
 }
 
 /**
- * A query's production path, one query at a time; ms per query. 'search': POST /search's (searchIndex:
- * matchText, pipelined, + the first page's 10 entries); 'whole list': rankText (matchText + every matched
- * entry), what federation's local part and the Alexandria tools read.
+ * A query's production path through the search service, one query at a time; ms per query. 'search': POST
+ * /search's (search: the pipeline + the first page's 10 entries); 'whole list': rank (the pipeline + every
+ * matched entry), what the referrals read.
  */
 async function timeProductionPath(db: Kysely<Database>, embedder: QueryEmbedder, queries: Query[], path: 'search' | 'whole list' = 'search'): Promise<number[]> {
-  const pageTokens = createPageTokenCodec('bench');
+  const search = createSearchService({ db, embedder, pageTokens: createPageTokenCodec('bench'), publicUrl: 'http://bench', typeWeights: PRODUCTION_RANKING.typeWeights, vocabulary: operatorVocabulary });
   return timeEach(queries, (query) => {
-    if (path === 'whole list') return rankText({ db, embedder, typeWeights: PRODUCTION_RANKING.typeWeights, vocabulary: operatorVocabulary }, query.text, query.filter);
+    if (path === 'whole list') return search.rank(query.text, query.filter);
     const filter = Object.fromEntries(query.filter.map((f) => [f.path, f.values]));
-    return searchIndex({ db, embedder, pageTokens, publicUrl: 'http://bench', typeWeights: PRODUCTION_RANKING.typeWeights, vocabulary: operatorVocabulary }, { text: query.text, filter, pageSize: 10 });
+    return search.search({ text: query.text, filter, pageSize: 10 });
   });
 }
 
-const production: Ranker = { name: 'production', options: PRODUCTION_RANKING };
+const production: Ranker = { name: 'production', ...PRODUCTION_RANKING };
 /** Every candidate with its relevance, no cutoff: for the precision/recall curve of the cutoff. */
-const productionUncut: Ranker = { name: 'uncut', options: { ...PRODUCTION_RANKING, cutoff: 0 } };
-const withoutTypeWeights: Ranker = { name: '- type weights', options: {} };
+const productionUncut: Ranker = { name: 'uncut', ...PRODUCTION_RANKING, ablations: { cutoff: 0 } };
+const withoutTypeWeights: Ranker = { name: '- type weights' };
 const RANKERS: Ranker[] = [
   production,
-  { name: 'semantic only', options: { ...PRODUCTION_RANKING, signals: { lexical: false }, cutoff: 0 } },
-  { name: 'BM25 only', options: { ...PRODUCTION_RANKING, signals: { semantic: false }, cutoff: 0 } },
-  { name: '- corrections', options: { ...PRODUCTION_RANKING, corrections: false } },
-  { name: '- expansions', options: { ...PRODUCTION_RANKING, expansions: false } },
+  { name: 'semantic only', ...PRODUCTION_RANKING, ablations: { signals: { lexical: false }, cutoff: 0 } },
+  { name: 'BM25 only', ...PRODUCTION_RANKING, ablations: { signals: { semantic: false }, cutoff: 0 } },
+  { name: '- corrections', ...PRODUCTION_RANKING, ablations: { corrections: false } },
+  { name: '- expansions', ...PRODUCTION_RANKING, ablations: { expansions: false } },
   withoutTypeWeights,
-  { name: '- topic labels', options: { ...PRODUCTION_RANKING, topics: false } },
-  { name: '- minimum matches', options: { ...PRODUCTION_RANKING, minimumMatches: 0 } },
-  { name: 'semantic: doc only', options: { ...PRODUCTION_RANKING, semanticFields: ['doc'] } },
+  { name: '- topic labels', ...PRODUCTION_RANKING, ablations: { topics: false } },
+  { name: '- minimum matches', ...PRODUCTION_RANKING, ablations: { minimumMatches: 0 } },
+  { name: 'semantic: doc only', ...PRODUCTION_RANKING, ablations: { semanticFields: ['doc'] } },
   ...benchSignals.map((s) => ({ name: s.name, rank: s.rank.bind(s) })),
 ];
 
@@ -430,9 +438,9 @@ async function main(): Promise<void> {
       const queries = loadQueries();
       await timeProductionPath(h.db, uncached, queries.slice(0, 20)); // warm the caches
       const ms = await timeProductionPath(h.db, uncached, queries);
-      console.log(`production latency (POST /search's path: searchIndex, first page) at ${count.rows[0].n} entries over ${ms.length} queries (query embedding included): p50 ${percentile(ms, 50).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms`);
+      console.log(`production latency (POST /search's path: the search service's search, first page) at ${count.rows[0].n} entries over ${ms.length} queries (query embedding included): p50 ${percentile(ms, 50).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms`);
       const whole = await timeProductionPath(h.db, uncached, queries, 'whole list');
-      console.log(`  the whole ranked list with its entries (rankText: federation, Alexandria): p50 ${percentile(whole, 50).toFixed(1)} ms, p95 ${percentile(whole, 95).toFixed(1)} ms`);
+      console.log(`  the whole ranked list with its entries (the search service's rank: referrals): p50 ${percentile(whole, 50).toFixed(1)} ms, p95 ${percentile(whole, 95).toFixed(1)} ms`);
       // The machine's own speed, to read the figures above by: the same embeddings with nothing else running.
       const embeddingMs = await timeEach(queries, (query) => uncached.embedOne(query.text));
       console.log(`  the query embedding alone (the query texts as typed, one at a time, PostgreSQL idle): p50 ${percentile(embeddingMs, 50).toFixed(1)} ms, p95 ${percentile(embeddingMs, 95).toFixed(1)} ms`);

@@ -8,8 +8,9 @@ import path from 'node:path';
 import { connectDatabase } from '../src/db/connect';
 import { ALEXANDRIA_MEDIA_TYPE } from '../src/alexandria/mapping';
 import { normaliseFilter } from '../src/search/query-filter';
-import { findMatches, matchText, prepareQuery, type QueryEmbedder } from '../src/search/relevance';
-import { rankEntries, rankText } from '../src/search/search-service';
+import { matchText, prepareQuery, type QueryEmbedder } from '../src/search/relevance';
+import { createSearchService } from '../src/search/search-service';
+import { createPageTokenCodec } from '../src/search/paging';
 import { databaseUrl } from '../test/helpers/test-database';
 import { bundledModel, PRODUCTION_RANKING, percentile, printTable } from './bench-util';
 
@@ -31,45 +32,32 @@ async function main(): Promise<void> {
   const runs = Number(arg('--runs') ?? 1);
   const stage: Record<string, number[]> = {
     embedding: [],
-    prepareQuery: [],
-    findMatches: [],
-    'rankEntries (entries fetch)': [],
-    'prepareQuery + rankEntries': [],
-    'matchText (pipelined)': [],
-    'rankText (matchText + every matched entry)': [],
+    'prepareQuery (words, terms, embedding)': [],
+    'matchText (the pipeline)': [],
+    'rank (the pipeline + every matched entry)': [],
   };
   const snapshot: Record<string, Array<[string, number]>> = {};
+  const search = createSearchService({ db: handle.db, embedder, pageTokens: createPageTokenCodec('bench'), publicUrl: 'http://bench', ...PRODUCTION_RANKING });
   try {
     await embedder.embed(['warm up']);
-    await rankEntries(handle.db, await prepareQuery(handle.db, embedder, 'warm up the pool'), normaliseFilter(undefined));
+    await search.rank('warm up the pool', normaliseFilter(undefined));
     for (let r = 0; r < runs; r++) {
       for (const q of queries) {
         const text = r === 0 ? q.text : `${q.text} ${r}`;
         let t = performance.now();
         await embedder.embedOne(`${text} x`);
         stage.embedding.push(performance.now() - t);
-        const start = performance.now();
-        const prepared = await prepareQuery(handle.db, embedder, text);
-        stage.prepareQuery.push(performance.now() - start);
         t = performance.now();
-        const matches = await findMatches(handle.db, prepared, q.filter, PRODUCTION_RANKING);
-        stage.findMatches.push(performance.now() - t);
-        t = performance.now();
-        await rankEntries(handle.db, prepared, q.filter, PRODUCTION_RANKING);
-        stage['rankEntries (entries fetch)'].push(performance.now() - t);
-        stage['prepareQuery + rankEntries'].push(performance.now() - start - stage.findMatches[stage.findMatches.length - 1]);
+        await prepareQuery(handle.db, embedder, text);
+        stage['prepareQuery (words, terms, embedding)'].push(performance.now() - t);
         // The production path: a fresh text each time (the embedder is uncached anyway).
         t = performance.now();
-        const pipelined = await matchText(handle.db, embedder, text, q.filter, PRODUCTION_RANKING);
-        stage['matchText (pipelined)'].push(performance.now() - t);
+        const matches = await matchText({ db: handle.db, embedder, ...PRODUCTION_RANKING }, text, q.filter);
+        stage['matchText (the pipeline)'].push(performance.now() - t);
         t = performance.now();
-        await rankText({ db: handle.db, embedder, typeWeights: PRODUCTION_RANKING.typeWeights }, text, q.filter);
-        stage['rankText (matchText + every matched entry)'].push(performance.now() - t);
-        if (r === 0) {
-          snapshot[q.id] = matches.map((m) => [m.identifier, Number(m.relevance.toFixed(9))]);
-          const same = JSON.stringify(pipelined.map((m) => [m.identifier, m.relevance.toFixed(9)])) === JSON.stringify(matches.map((m) => [m.identifier, m.relevance.toFixed(9)]));
-          if (!same) process.stderr.write(`  ${q.id}: matchText differs from findMatches(prepareQuery)\n`);
-        }
+        await search.rank(text, q.filter);
+        stage['rank (the pipeline + every matched entry)'].push(performance.now() - t);
+        if (r === 0) snapshot[q.id] = matches.map((m) => [m.identifier, Number(m.relevance.toFixed(9))]);
         const done = stage.embedding.length;
         if (done % 50 === 0) process.stderr.write(`  ${done} queries\n`);
       }

@@ -3,10 +3,8 @@ import fs from 'node:fs';
 import { format } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
 import { listSources, parseSourceLocation, toSourceView, upsertSource, type CrawlReport } from './crawl';
-import { openRegistryLibrary } from './alexandria/registry-resource-index';
 import { ConfigError, loadConfig } from './config';
 import { createContext, type AppContext } from './context';
-import { ALEXANDRIA_LIBRARY_FILE } from './ingest/alexandria-corpus';
 import { ingestFile, loadDemoCorpusIfEmpty } from './ingest/load-files';
 import { createLogger } from './logger';
 import { createAlexandriaMcpServer, serveMcpOverStdio } from './mcp';
@@ -77,7 +75,7 @@ async function mcpOverStdio(): Promise<number> {
   const ctx = await createContext(config, { logger });
   try {
     if (config.loadDemoCorpus) await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder, glossary: ctx.glossary }, logger);
-    const { service } = await openRegistryLibrary({ db: ctx.db, embedder: ctx.embedder, vocabulary: ctx.vocabulary }, ALEXANDRIA_LIBRARY_FILE);
+    const { service } = ctx.library;
     const server = createAlexandriaMcpServer(service, { logger });
     const closed = new Promise<void>((resolve) => {
       server.server.onclose = () => resolve();

@@ -1,5 +1,7 @@
 // Wires everything once from the configuration; `destroy()` closes what it opened, in reverse.
 import type { Kysely } from 'kysely';
+import { loadAlexandriaLibrary } from './alexandria/record';
+import { registryLibrary, type RegistryLibrary } from './alexandria/registry-resource-index';
 import { loadProductGlossary, type ProductGlossary } from './catalog/product-glossary';
 import type { RegistryConfig } from './config';
 import { createWebCrawler } from './crawl';
@@ -15,13 +17,15 @@ import { EmbeddingModels } from './embedding/model-switch';
 import { loadOnnxEmbedder } from './embedding/onnx-embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
 import { createFederation, type Federation } from './federation/federation-service';
+import { ALEXANDRIA_LIBRARY_FILE } from './ingest/alexandria-corpus';
 import { createLogger, type Logger } from './logger';
 import { registerFederationMetrics } from './observability/federation-metrics';
 import { createMetrics, type RegistryMetrics } from './observability/metrics';
 import type { HttpClient } from './outbound';
-import { createPageTokenCodec, type PageTokenCodec } from './search/page-token';
+import { createPageTokenCodec, type PageTokenCodec } from './search/paging';
 import { loadQueryVocabulary, type QueryVocabulary } from './search/query-vocabulary';
 import type { QueryEmbedder } from './search/relevance';
+import { createSearchService, type SearchService } from './search/search-service';
 
 export interface AppContext {
   config: RegistryConfig;
@@ -40,6 +44,13 @@ export interface AppContext {
   /** The product glossary entries are indexed with: the bundled one, extended by SEARCH_GLOSSARY_FILE. */
   glossary: ProductGlossary;
   pageTokens: PageTokenCodec;
+  /**
+   * Search over this registry's index on the read pool, with the context's embedder, vocabulary, type weights
+   * (SEARCH_TYPE_WEIGHTS) and stage timings: POST /search and /explore, federation and the Alexandria tools call it.
+   */
+  search: SearchService;
+  /** The Alexandria library (its file's taxonomy) and the three tools' service over the registry's search. */
+  library: RegistryLibrary;
   /** Web ingestion (src/crawl): crawls registered sources on demand; the scheduler lives in server.ts. */
   crawler: Crawler;
   /** Peer clients, circuit breakers and counters of federated search. */
@@ -59,6 +70,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
   // Before anything is opened: a bad vocabulary file stops the start with nothing to close.
   const vocabulary = await loadQueryVocabulary({ synonymsFile: config.searchSynonymsFile, relatedWordsFile: config.searchRelatedWordsFile });
   const glossary = await loadProductGlossary(config.searchGlossaryFile);
+  const alexandria = await loadAlexandriaLibrary(ALEXANDRIA_LIBRARY_FILE);
   const database = await connectDatabase({
     databaseUrl: config.databaseUrl,
     databaseReplicaUrl: config.databaseReplicaUrl,
@@ -84,6 +96,17 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     const metrics = createMetrics();
     if (bundled) metrics.bundledEmbeddingRuntime.set({ runtime: bundled.runtime }, 1);
     registerFederationMetrics(metrics, federation);
+    const pageTokens = createPageTokenCodec(secret);
+    const search = createSearchService({
+      db: database.readDb,
+      embedder,
+      vocabulary,
+      typeWeights: config.searchTypeWeights,
+      pageTokens,
+      publicUrl: config.publicUrl,
+      timings: metrics.searchTimings,
+    });
+    const library = registryLibrary(alexandria, { db: database.readDb, search });
     return {
       config,
       logger,
@@ -95,7 +118,9 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       embedder,
       vocabulary,
       glossary,
-      pageTokens: createPageTokenCodec(secret),
+      pageTokens,
+      search,
+      library,
       crawler,
       federation,
       async destroy() {

@@ -57,3 +57,8 @@ export interface ErrorBody {
   errorCode: string;
   message: string;
 }
+
+/** The default of an exhaustive switch: the type checker proves it unreachable; at run time it throws. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value ${JSON.stringify(value)}`);
+}

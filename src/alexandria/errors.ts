@@ -31,8 +31,8 @@ export class ResourceNotFoundError extends AlexandriaClientError {
 }
 
 /** A tool argument outside its allowed values; the message names the value and lists what is allowed. */
-export class InvalidArgumentError extends AlexandriaClientError {
-  override readonly name = 'InvalidArgumentError';
+export class InvalidToolArgumentError extends AlexandriaClientError {
+  override readonly name = 'InvalidToolArgumentError';
   readonly code = 'INVALID_ARGUMENT' as const;
   constructor(
     readonly argument: string,

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 
 import type { CatalogEntry } from './catalog-entry';
-import { InvalidArgumentError, MalformedResourceIdError, ResourceNotFoundError } from './errors';
+import { InvalidToolArgumentError, MalformedResourceIdError, ResourceNotFoundError } from './errors';
 import { ALEXANDRIA_MEDIA_TYPE, alexandriaIdToUrn, catalogEntryToRecord, FILTER_PATHS } from './mapping';
 import { type AlexandriaRecord, isResourceKind, parseAlexandriaId, RESOURCE_KINDS, type ResourceKind } from './record';
 import { applySponsorshipRule } from './sponsorship';
@@ -196,14 +196,14 @@ export class AlexandriaLibraryService {
     limit: number;
   } {
     if (typeof input !== 'object' || input === null) {
-      throw new InvalidArgumentError('arguments', input, 'expected an object {query, topic?, kind?, limit?}');
+      throw new InvalidToolArgumentError('arguments', input, 'expected an object {query, topic?, kind?, limit?}');
     }
     const { query, topic, kind, limit } = input;
     if (typeof query !== 'string' || query.trim().length === 0) {
-      throw new InvalidArgumentError('query', query, 'query must be a non-empty string');
+      throw new InvalidToolArgumentError('query', query, 'query must be a non-empty string');
     }
     if (query.length > MAX_QUERY_LENGTH) {
-      throw new InvalidArgumentError('query', `${query.length} characters`, `query is at most ${MAX_QUERY_LENGTH} characters`);
+      throw new InvalidToolArgumentError('query', `${query.length} characters`, `query is at most ${MAX_QUERY_LENGTH} characters`);
     }
     const result: { query: string; topic?: string; kind?: ResourceKind; limit: number } = {
       query,
@@ -211,19 +211,19 @@ export class AlexandriaLibraryService {
     };
     if (topic !== undefined && topic !== null) {
       if (typeof topic !== 'string' || !this.topics.includes(topic)) {
-        throw new InvalidArgumentError('topic', topic, `topic must be one of: ${this.topics.join(', ')}`);
+        throw new InvalidToolArgumentError('topic', topic, `topic must be one of: ${this.topics.join(', ')}`);
       }
       result.topic = topic;
     }
     if (kind !== undefined && kind !== null) {
       if (!isResourceKind(kind)) {
-        throw new InvalidArgumentError('kind', kind, `kind must be one of: ${RESOURCE_KINDS.join(', ')}`);
+        throw new InvalidToolArgumentError('kind', kind, `kind must be one of: ${RESOURCE_KINDS.join(', ')}`);
       }
       result.kind = kind;
     }
     if (limit !== undefined && limit !== null) {
       if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
-        throw new InvalidArgumentError('limit', limit, `limit must be an integer from 1 to ${MAX_SEARCH_LIMIT}`);
+        throw new InvalidToolArgumentError('limit', limit, `limit must be an integer from 1 to ${MAX_SEARCH_LIMIT}`);
       }
       result.limit = limit;
     }

@@ -1,8 +1,8 @@
 /**
  * The production `ResourceIndex`: the registry's own store and ranking engine. `search` is POST /search's
- * engine (matchText, same relevance, same cutoff, same filter compiler; only the returned entries are
- * read, as POST /search reads only its page), `getEntry` is the
- * exact live-entry lookup, and `facetCounts` is POST /explore's facet computation (explore-service.ts).
+ * engine (the search service: same relevance, same cutoff, same filter compiler; only the returned entries
+ * are read, as POST /search reads only its page), `getEntry` is the exact live-entry lookup, and
+ * `facetCounts` is POST /explore's facet computation (the search service's explore).
  *
  * Sponsorship cannot influence the relevance: the ranked text (searchableText: name, description, tags,
  * capabilities) and the embeddings never read `metadata`, where `sponsored` lives.
@@ -11,31 +11,27 @@ import type { Kysely } from 'kysely';
 
 import { getLiveEntry, listLiveEntriesOfType } from '../catalog/entry-repository';
 import type { Database } from '../db/schema';
-import { MAX_FACET_LIMIT, exploreRegistry } from '../search/explore-service';
+import { MAX_FACET_LIMIT } from '../search/explore-service';
 import { normaliseFilter, type QueryFilter } from '../search/query-filter';
-import type { QueryVocabulary } from '../search/query-vocabulary';
-import { matchText, type QueryEmbedder } from '../search/relevance';
-import { entriesOfPage } from '../search/search-service';
+import type { SearchService } from '../search/search-service';
 import { AlexandriaLibraryService } from './library-service';
 import type { IndexFilter, IndexSearchParams, IndexSearchResult, ResourceIndex } from './library-service';
 import { ALEXANDRIA_MEDIA_TYPE, catalogEntryToRecord } from './mapping';
-import { type AlexandriaLibrary, type AlexandriaRecord, loadAlexandriaLibrary } from './record';
+import type { AlexandriaLibrary, AlexandriaRecord } from './record';
 
 export interface RegistryIndexDeps {
+  /** The pool the search service reads. */
   db: Kysely<Database>;
-  embedder: QueryEmbedder;
-  /** The registry's query vocabulary, so that the library's search is POST /search's; bundled when absent. */
-  vocabulary?: QueryVocabulary;
+  /** The registry's search service, so that the library's search is POST /search's. */
+  search: SearchService;
 }
 
 export class RegistryResourceIndex implements ResourceIndex {
   constructor(private readonly deps: RegistryIndexDeps) {}
 
   async search(params: IndexSearchParams): Promise<IndexSearchResult> {
-    const { db, embedder, vocabulary } = this.deps;
-    const matches = await matchText(db, embedder, params.text.trim(), normaliseFilter(toQueryFilter(params.filter)), { vocabulary });
-    const page = await entriesOfPage(db, matches, 0, params.limit);
-    return { entries: page.map((r) => ({ entry: r.entry, score: r.score })), total: matches.length };
+    const { matches, entries } = await this.deps.search.rank(params.text.trim(), normaliseFilter(toQueryFilter(params.filter)), { offset: 0, size: params.limit });
+    return { entries: entries.map((r) => ({ entry: r.entry, score: r.score })), total: matches.length };
   }
 
   async getEntry(identifier: string) {
@@ -44,7 +40,7 @@ export class RegistryResourceIndex implements ResourceIndex {
 
   /** Every value of `field` over the entries matching `filter` (up to explore's largest limit). */
   async facetCounts(field: string, filter: IndexFilter) {
-    const { facets } = await exploreRegistry(this.deps, { filter: toQueryFilter(filter), facets: [{ field, limit: MAX_FACET_LIMIT }] });
+    const { facets } = await this.deps.search.explore({ filter: toQueryFilter(filter), facets: [{ field, limit: MAX_FACET_LIMIT }] });
     return facets[field].buckets;
   }
 }
@@ -65,9 +61,8 @@ export interface RegistryLibrary {
   service: AlexandriaLibraryService;
 }
 
-/** The three tools' service over the registry's store; the taxonomy comes from the library file. */
-export async function openRegistryLibrary(deps: RegistryIndexDeps, libraryFile: string): Promise<RegistryLibrary> {
-  const library = await loadAlexandriaLibrary(libraryFile);
+/** The three tools' service over the registry's store; the taxonomy comes from the library file (loadAlexandriaLibrary). */
+export function registryLibrary(library: AlexandriaLibrary, deps: RegistryIndexDeps): RegistryLibrary {
   const service = new AlexandriaLibraryService({ index: new RegistryResourceIndex(deps), topics: library.topics });
   return { library, service };
 }

@@ -2,7 +2,7 @@
 // so the caller decides the transaction.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
-import { toVectorLiteral } from '../embedding/embedder';
+import { toVectorLiteral } from '../db/vector-literal';
 import type { CatalogEntry, HostInfo } from './catalog-entry';
 import { contentHash, publisherOf, searchableText } from './catalog-entry';
 import { glossFor, PRODUCT_GLOSSARY, type ProductGlossary } from './product-glossary';

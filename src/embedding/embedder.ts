@@ -24,11 +24,6 @@ export function normalise(vector: ArrayLike<number>): number[] {
   return Array.from(vector, (v) => v / norm);
 }
 
-/** pgvector's text form, '[0.1,0.2,...]'. */
-export function toVectorLiteral(vector: number[]): string {
-  return `[${vector.join(',')}]`;
-}
-
 /**
  * Remembers recent query embeddings: orchestrators repeat queries (and page through them),
  * and the embedding is the dominant cost of a search (~15 ms of ~20 ms measured here).

@@ -1,10 +1,11 @@
 // The embeddings of the tags entries carry, per model (tag_vectors, migration 0010): the labels that
-// src/search/relevance.ts topicLabels compares a query with. A tag's row depends on its text alone, so rows
+// src/search/relevance/topic-labels.ts topicLabels compares a query with. A tag's row depends on its text alone, so rows
 // are only ever added: for the tags an ingest brings, and for every live tag at start and before a model
 // switch (a database from before 0010, a crash between an ingest and its tags).
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema';
-import { toVectorLiteral, type Embedder } from './embedder';
+import { toVectorLiteral } from '../db/vector-literal';
+import type { Embedder } from './embedder';
 
 /** Tags per embedding call: ~12 ms per short text with the bundled model keeps a batch well under a second. */
 const TAG_BATCH = 64;

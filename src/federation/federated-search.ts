@@ -1,22 +1,14 @@
 // POST /search across registries (ARD §8): `none` is this registry's index, `referrals` adds the
 // peer registries worth following, `auto` asks peers in parallel within a time budget and merges
 // their ranked lists with ours (fusion.ts). docs/federation.md explains the rules.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema';
 import type { Logger } from '../logger';
 import { InvalidArgumentError } from '../errors';
-import { queryKey } from '../search/page-token';
+import { MAX_PAGE_SIZE } from '../search/paging';
 import { normaliseFilter, type QueryFilter } from '../search/query-filter';
-import { matchText } from '../search/relevance';
-import {
-  MAX_PAGE_SIZE,
-  checkPageSize,
-  checkQueryText,
-  entriesOfPage,
-  rankText,
-  searchIndex,
-  timed,
-  type SearchDeps,
-  type SearchOutput,
-} from '../search/search-service';
+import { checkQueryText } from '../search/query-text';
+import type { SearchOutput, SearchService } from '../search/search-service';
 import type { Federation } from './federation-service';
 import { fuseLists, type FusionItem, type FusionList } from './fusion';
 import { federationHeaders, type FederationHop } from './loop-guard';
@@ -51,7 +43,13 @@ export interface FederatedSearchOutput extends SearchOutput {
   referrals?: RegistryReferral[];
 }
 
-export interface FederatedSearchDeps extends SearchDeps {
+export interface FederatedSearchDeps {
+  /** This registry's own search. */
+  search: SearchService;
+  /** Where the known peers are read (the read pool). */
+  db: Kysely<Database>;
+  /** This registry's public base URL: never a peer of itself. */
+  publicUrl: string;
   configuredPeers: readonly string[];
   federation: Federation;
   logger: Logger;
@@ -94,9 +92,9 @@ export async function federatedSearch(deps: FederatedSearchDeps, input: Federate
   const mode = input.mode;
   switch (mode) {
     case 'none':
-      return searchIndex(deps, input);
+      return deps.search.search(input);
     case 'referrals': {
-      const [page, referrals] = await Promise.all([searchIndex(deps, input), findReferrals(deps, input.text, input.hop.visited)]);
+      const [page, referrals] = await Promise.all([deps.search.search(input), findReferrals(deps, input.text, input.hop.visited)]);
       return { ...page, referrals };
     }
     case 'auto':
@@ -115,7 +113,7 @@ export async function federatedSearch(deps: FederatedSearchDeps, input: Federate
  */
 export async function findReferrals(deps: FederatedSearchDeps, text: string, visited: readonly string[] = []): Promise<RegistryReferral[]> {
   const [ranked, known] = await Promise.all([
-    rankText(deps, checkQueryText(text), normaliseFilter({ type: [...REGISTRY_TYPES] })),
+    deps.search.rank(checkQueryText(text), normaliseFilter({ type: [...REGISTRY_TYPES] })).then((r) => r.entries),
     listKnownPeers(deps.db, deps.configuredPeers, deps.publicUrl),
   ]);
   const eligible = new Map(known.filter((p) => !visited.includes(p.baseUrl)).map((p) => [p.baseUrl, p]));
@@ -143,12 +141,9 @@ interface PeerFetch {
 }
 
 async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput): Promise<FederatedSearchOutput> {
-  const text = checkQueryText(input.text);
-  const pageSize = checkPageSize(input.pageSize);
-  const filter = normaliseFilter(input.filter);
-  const key = queryKey({ op: 'search-auto', text, filter, pageSize });
-  const decoded = input.pageToken ? deps.pageTokens.decode(input.pageToken, key) : null;
-  const offset = decoded?.o ?? 0;
+  const { text, pageSize, filter, page: paging } = deps.search.open(input, 'search-auto');
+  const decoded = paging.token;
+  const offset = paging.offset;
   const state = decoded ? readState(decoded.x) : { p: [], h: [], e: 100 };
 
   // Peers are waited for until the deadline; what follows it fits in FINISH_RESERVE_MS.
@@ -158,10 +153,7 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
   const timer = setTimeout(() => controller.abort(new Error('federation budget spent')), Math.max(0, timeLeft()));
   // The local search starts with the fan-out, not after the peer list is read. Only its page's entries
   // are read: the merge takes at most pageSize local results (local copies are never dropped as duplicates).
-  const local = matchText(deps.db, deps.embedder, text, filter, { typeWeights: deps.typeWeights, vocabulary: deps.vocabulary }, deps.timings).then(async (matches) => ({
-    matches,
-    page: await entriesOfPage(deps.db, matches, offset, pageSize),
-  }));
+  const local = deps.search.rank(text, filter, { offset, size: pageSize }).then(({ matches, entries }) => ({ matches, page: entries }));
   // Awaited below; a failure before that must not leave this rejection unhandled.
   local.catch(() => undefined);
   try {
@@ -183,7 +175,7 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
       });
     const [{ matches, page }, fetched] = await Promise.all([
       local,
-      timed(deps.timings, 'federation', () => Promise.all(cursors.map((c) => fetchPeerList(c, pageSize, call)))),
+      deps.search.timed('federation', () => Promise.all(cursors.map((c) => fetchPeerList(c, pageSize, call)))),
     ]);
 
     const answered = fetched.filter((f): f is PeerFetch => f !== null);
@@ -216,7 +208,7 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
     if (hashes.length > MAX_REMEMBERED_PEER_RESULTS) peerState = [];
     const more = nextOffset < matches.length || peerState.length > 0;
     const next = more
-      ? deps.pageTokens.encode({ q: key, o: nextOffset, x: { p: peerState, h: peerState.length > 0 ? hashes : [], e: fused.lastScore } satisfies FederatedState })
+      ? paging.next(nextOffset, { p: peerState, h: peerState.length > 0 ? hashes : [], e: fused.lastScore } satisfies FederatedState)
       : undefined;
     return { results: fused.results, ...(next ? { pageToken: next } : {}) };
   } finally {

@@ -17,8 +17,6 @@ import { createRateLimiter } from './rate-limit';
 import { jsonShapeGuard, requestDeadline } from './request-guards';
 import { toErrorResponse } from './error-response';
 import { describeValidationErrors } from './validation-message';
-import { openRegistryLibrary } from '../alexandria/registry-resource-index';
-import { ALEXANDRIA_LIBRARY_FILE } from '../ingest/alexandria-corpus';
 import { createAlexandriaMcpServer, mountMcpOverHttp } from '../mcp';
 import { mountLibraryRoutes } from './library-routes';
 
@@ -123,13 +121,10 @@ export function createApp(ctx: AppContext): RegistryApp {
   });
   if (limiter) app.use(limiter);
 
-
   // Alexandria (docs/alexandria.md): MCP at /mcp and the static routes, outside the ARD OpenAPI document,
   // mounted before the JSON parser and the OpenAPI catch-all (the MCP route parses its own body).
-  const library = openRegistryLibrary({ db: ctx.readDb, embedder: ctx.embedder, vocabulary: ctx.vocabulary }, ALEXANDRIA_LIBRARY_FILE);
-  library.catch(() => undefined); // reported through `ready`
-  mountLibraryRoutes(app, { publicUrl: ctx.config.publicUrl, db: ctx.readDb, library });
-  mountMcpOverHttp(app, '/mcp', async () => createAlexandriaMcpServer((await library).service, { logger: ctx.logger }), { logger: ctx.logger });
+  mountLibraryRoutes(app, { publicUrl: ctx.config.publicUrl, db: ctx.readDb, library: ctx.library });
+  mountMcpOverHttp(app, '/mcp', async () => createAlexandriaMcpServer(ctx.library.service, { logger: ctx.logger }), { logger: ctx.logger });
 
   app.use(express.json({ limit: ctx.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
   app.use(jsonShapeGuard());
@@ -164,7 +159,7 @@ export function createApp(ctx: AppContext): RegistryApp {
       return work;
     });
   }
-  const ready = Promise.all([api.init(), library]).then(() => undefined);
+  const ready = api.init().then(() => undefined);
 
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     try {

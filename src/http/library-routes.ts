@@ -22,6 +22,7 @@ import { listStoredRecords, type RegistryLibrary } from '../alexandria/registry-
 import { selfCatalogManifest } from '../catalog/registry-manifest';
 import type { Database } from '../db/schema';
 import { InvalidArgumentError, NotFoundError } from '../errors';
+import { ifNoneMatchHits } from './caching';
 
 /** Records change only when the library is re-ingested; clients revalidate cheaply with the ETag. */
 export const LIBRARY_CACHE_CONTROL = 'public, max-age=300';
@@ -29,7 +30,7 @@ export const LIBRARY_CACHE_CONTROL = 'public, max-age=300';
 export interface LibraryRouteDeps {
   publicUrl: string;
   db: Kysely<Database>;
-  library: Promise<RegistryLibrary>;
+  library: RegistryLibrary;
 }
 
 /** The stable path of a record, relative to the public URL: `library/<scheme>/<rest>.json`. */
@@ -60,7 +61,7 @@ export function mountLibraryRoutes(app: express.Express, deps: LibraryRouteDeps)
   app.get(
     '/llms.txt',
     route(async (req, res) => {
-      const { service } = await deps.library;
+      const { service } = deps.library;
       const [topics, stored] = await Promise.all([service.listTopics(), listStoredRecords(deps.db)]);
       sendCacheable(req, res, 'text/plain; charset=utf-8', llmsTxt(base, topics.topics, stored.map((s) => s.record)));
     }),
@@ -81,7 +82,7 @@ export function mountLibraryRoutes(app: express.Express, deps: LibraryRouteDeps)
       const last = segments[segments.length - 1] ?? '';
       if (!last.endsWith('.json')) throw new NotFoundError(`no route GET ${req.path}; records are at /library/<scheme>/<id>.json`);
       const id = `${req.params.scheme}:${[...segments.slice(0, -1), last.slice(0, -'.json'.length)].join('/')}`;
-      const { service } = await deps.library;
+      const { service } = deps.library;
       let record: AlexandriaRecord;
       try {
         record = await service.getResource(id);
@@ -108,13 +109,6 @@ function sendCacheable(req: Request, res: Response, contentType: string, body: s
     return;
   }
   res.status(200).send(body);
-}
-
-export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
 }
 
 function sitemapXml(base: string, records: AlexandriaRecord[]): string {

@@ -6,8 +6,7 @@ import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { CatalogEntry } from '../catalog/catalog-entry';
 import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
-import { queryKey, type PageTokenCodec } from '../search/page-token';
-import { checkPageSize } from '../search/search-service';
+import { checkPageSize, openPage, type PagePayload, type PageTokenCodec } from '../search/paging';
 import { formatListFilter, parseListFilter } from './list-filter';
 import { compileListFilter } from './list-filter-sql';
 import { formatOrderBy, parseOrderBy, type OrderTerm, type SortField } from './order-by';
@@ -64,15 +63,15 @@ export async function listAgents(deps: ListDeps, input: ListInput): Promise<List
   const pageSize = checkPageSize(input.pageSize, { fallback: DEFAULT_LIST_PAGE_SIZE, max: MAX_LIST_PAGE_SIZE });
   const ast = parseListFilter(input.filter ?? '');
   const order = parseOrderBy(input.orderBy);
-  const key = queryKey({ op: 'list', filter: formatListFilter(ast), orderBy: formatOrderBy(order), pageSize });
-  const after = input.pageToken ? decodeCursor(deps.pageTokens, input.pageToken, key, order.length) : null;
+  const page = openPage(deps.pageTokens, { op: 'list', filter: formatListFilter(ast), orderBy: formatOrderBy(order), pageSize }, input.pageToken);
+  const after = page.token ? readCursor(page.token, order.length) : null;
 
   const where = sql<SqlBool>`entries.deleted_at IS NULL AND ${compileListFilter(ast)}`;
   const keyset = after ? afterKeySql(order, after.key) : sql<SqlBool>`TRUE`;
   const orderSql = sql.join(order.map((t) => sql`${SORT_SQL[t.field].expr} ${sql.raw(t.direction)}`));
   const keyColumns = sql.join(order.map((t, i) => sql`${SORT_SQL[t.field].asText} AS ${sql.ref(`k${i}`)}`));
 
-  const [page, count] = await Promise.all([
+  const [found, count] = await Promise.all([
     sql<Record<string, string> & { entry: CatalogEntry }>`
       SELECT entries.entry, ${keyColumns} FROM entries
       WHERE ${where} AND ${keyset}
@@ -81,11 +80,11 @@ export async function listAgents(deps: ListDeps, input: ListInput): Promise<List
     countMatching(deps.db, where, formatListFilter(ast)),
   ]);
 
-  const rows = page.rows.slice(0, pageSize);
+  const rows = found.rows.slice(0, pageSize);
   const last = rows[rows.length - 1];
-  const more = page.rows.length > pageSize;
+  const more = found.rows.length > pageSize;
   const seen = (after?.seen ?? 0) + rows.length;
-  const next = more ? deps.pageTokens.encode({ q: key, o: seen, x: order.map((_, i) => last[`k${i}`]) }) : undefined;
+  const next = more ? page.next(seen, order.map((_, i) => last[`k${i}`])) : undefined;
   return { items: rows.map((r) => r.entry), total: count, ...(next ? { pageToken: next } : {}) };
 }
 
@@ -112,8 +111,7 @@ async function countMatching(db: Kysely<Database>, where: RawBuilder<SqlBool>, c
   return total;
 }
 
-function decodeCursor(codec: PageTokenCodec, token: string, key: string, terms: number): { key: string[]; seen: number } {
-  const payload = codec.decode(token, key);
+function readCursor(payload: PagePayload, terms: number): { key: string[]; seen: number } {
   const values = payload.x;
   if (!Array.isArray(values) || values.length !== terms || !values.every((v) => typeof v === 'string')) {
     throw new InvalidArgumentError('pageToken is invalid: it does not carry a position in this listing');

@@ -9,6 +9,7 @@
 // are wrapped in coalesce(..., false), so a comparison is never NULL, `NOT x` is the exact
 // complement of `x`, and `f != v` is the same as `NOT f = v` (entries without the field match it).
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import { assertNever } from '../errors';
 import {
   FilterValueError,
   METADATA_KEY_PATTERN,
@@ -200,8 +201,4 @@ function containsPattern(value: string): string {
 
 function wildcardPattern(value: string): string {
   return escapeLike(value).replace(/\*/g, '%');
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value ${JSON.stringify(value)}`);
 }

@@ -6,7 +6,8 @@
 // value) and returns a FilterExpr that list-filter-sql.ts compiles. Every rejection is a
 // ListFilterError subclass (an InvalidArgumentError, so HTTP 400 INVALID_ARGUMENT) carrying the
 // 0-based offset of the offending text; nothing else is thrown for any input string.
-import { InvalidArgumentError } from '../errors';
+import { editDistance } from '../edit-distance';
+import { assertNever, InvalidArgumentError } from '../errors';
 import * as generatedParser from './filter-parser.generated';
 
 // ---------------------------------------------------------------------------------------------
@@ -599,21 +600,6 @@ function suggestionThreshold(candidate: string): number {
   return Math.max(1, Math.min(3, Math.floor(candidate.length / 3)));
 }
 
-/** Optimal string alignment distance: Levenshtein plus adjacent transpositions ("tpye" -> "type" is 1). */
-export function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i < rows; i++) {
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
-
 function knownFieldList(): string {
   return LIST_FILTER_FIELDS.map((spec) => (spec.keyed ? `${spec.name}.<key>` : spec.name)).join(', ');
 }
@@ -831,8 +817,4 @@ function renderValue(value: string, quote: "'" | '"' | null): string {
   if (quote === null && BARE_VALUE_PATTERN.test(value) && !/^(and|or|not)$/i.test(value)) return value;
   const q = quote ?? "'";
   return `${q}${value.replace(/\\/g, '\\\\').replace(q === "'" ? /'/g : /"/g, `\\${q}`)}${q}`;
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value ${JSON.stringify(value)}`);
 }

@@ -2,7 +2,7 @@
 // fields, each a fixed, non-null SQL expression; identifier always ends the list so the order is
 // total (and keyset pages are exact).
 import { InvalidArgumentError } from '../errors';
-import { editDistance } from './list-filter';
+import { editDistance } from '../edit-distance';
 
 export type SortField = 'displayName' | 'identifier' | 'type' | 'publisher' | 'version' | 'createdAt' | 'updatedAt';
 export type SortDirection = 'ASC' | 'DESC';

@@ -4,10 +4,9 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
 import { liveAndFilteredSql, matchedIdentifiersSql } from './matched-set';
-import { checkFieldPath, fieldValuesArraySql, isFacetTableField, isMultiValuedField, normaliseFilter, type QueryFilter } from './query-filter';
-import type { QueryVocabulary } from './query-vocabulary';
-import { matchText, type QueryEmbedder } from './relevance';
-import { checkQueryText, type SearchTimings } from './search-service';
+import { checkFieldPath, fieldValuesArraySql, isFacetTableField, isMultiValuedField, normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
+import { checkQueryText } from './query-text';
+import type { Match } from './relevance';
 
 export const DEFAULT_FACET_LIMIT = 20;
 export const MAX_FACET_LIMIT = 1000;
@@ -44,12 +43,10 @@ export interface ExploreOutput {
 
 export interface ExploreDeps {
   db: Kysely<Database>;
-  embedder: QueryEmbedder;
-  timings?: SearchTimings;
+  /** The matched set for a text: the search service's, so that explore counts what search ranks. */
+  matches(text: string, filter: NormalisedFilter): Promise<Match[]>;
   /** false: read every facet from `entries` (the generic path); tests compare the two. Default true. */
   useFacetTable?: boolean;
-  /** The query vocabulary: search's, so that the matched set is search's; the bundled tables when absent. */
-  vocabulary?: QueryVocabulary;
 }
 
 interface CheckedFacet {
@@ -84,7 +81,7 @@ export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): P
   const text = input.text === undefined ? undefined : checkQueryText(input.text);
   if (facets.length === 0) return { resultType: 'facets', facets: {} };
 
-  const matches = text === undefined ? null : await matchText(deps.db, deps.embedder, text, filter, { vocabulary: deps.vocabulary }, deps.timings);
+  const matches = text === undefined ? null : await deps.matches(text, filter);
   if (matches !== null && matches.length === 0) return { resultType: 'facets', facets: Object.fromEntries(facets.map((f) => [f.field, { buckets: [] }])) };
 
   // Two sources of (entry, value) pairs. The standard facet fields come from the facet tables of

@@ -2,6 +2,8 @@
 // alternative words ("concepts"): a group is matched when any of its alternatives is, so an expansion
 // ("k8s" -> "kubernetes") or a typo correction never counts twice and never dilutes the other words.
 import { ConfigError } from '../config';
+import { editDistance } from '../edit-distance';
+import { InvalidArgumentError } from '../errors';
 import relatedWordsJson from './related-words.json';
 import synonymsJson from './synonyms.json';
 
@@ -13,16 +15,29 @@ export interface QueryWord {
   weight: number;
   /**
    * A guess: a typo correction from the corpus vocabulary or a related word (related-words.json). Counted
-   * only with the query embedding's agreement (relevance.ts, gatedLexical).
+   * only with the query embedding's agreement (relevance/signals.ts, gatedLexical).
    */
   correction?: boolean;
   /**
    * Words inside a typed word that the corpus may hold when the word itself is unknown: the labels of a host
    * name ("stripe.com" -> stripe), the parts of a camelCase name ("getWeatherForecast" -> get, weather,
-   * forecast), a hyphenated word written as one ("pager-duty" -> pagerduty). relevance.ts adds those the
+   * forecast), a hyphenated word written as one ("pager-duty" -> pagerduty). Query understanding adds those the
    * corpus holds, only when it does not hold the word.
    */
   parts?: string[];
+}
+
+/** The longest query text searched (POST /search, POST /explore), in characters after trimming. */
+export const MAX_QUERY_LENGTH = 2000;
+
+/** The query text trimmed; 400 when empty or longer than MAX_QUERY_LENGTH. */
+export function checkQueryText(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '') throw new InvalidArgumentError('query.text must not be empty');
+  if (trimmed.length > MAX_QUERY_LENGTH) {
+    throw new InvalidArgumentError(`query.text is ${trimmed.length} characters long; at most ${MAX_QUERY_LENGTH} are allowed`);
+  }
+  return trimmed;
 }
 
 /** Weight of a synonym/abbreviation expansion from synonyms.json. */
@@ -103,7 +118,7 @@ const GENERIC_HOST_LABELS = new Set(['www', 'mcp', 'api', 'app', 'docs', 'remote
 
 /**
  * The product names inside a host name typed as a word: "mcp.morningstar.com" -> ["morningstar"]; [] for a
- * word that is not a host name. Entries' texts say "Stripe", not "stripe.com"; relevance.ts adds them only
+ * word that is not a host name. Entries' texts say "Stripe", not "stripe.com"; query understanding (relevance/query-understanding.ts) adds them only
  * for a host name the corpus does not hold ("draw.io" is a product's own name: matched as itself).
  */
 export function hostNameLabels(word: string): string[] {
@@ -157,32 +172,6 @@ export function dedupe(words: QueryWord[]): QueryWord[] {
 }
 
 /**
- * Optimal-string-alignment (restricted Damerau-Levenshtein) distance: insertions, deletions, substitutions
- * and transpositions of adjacent letters each cost 1. Stops early and returns `limit + 1` once the distance
- * must exceed `limit`, so checking a handful of candidates costs next to nothing.
- */
-export function editDistance(a: string, b: string, limit = Infinity): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let prev2: number[] = [];
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2] + 1);
-      cur.push(d);
-      rowMin = Math.min(rowMin, d);
-    }
-    if (rowMin > limit) return limit + 1;
-    prev2 = prev;
-    prev = cur;
-  }
-  return prev[b.length];
-}
-
-/**
  * How many edits a typo of this word may plausibly hold: 1 up to 5 letters, 2 beyond. Trigram similarity
  * alone cannot tell "slak" -> "slack" (1 edit) from "look" -> "lookups" (3 edits): an ordinary word the
  * corpus lacks must not turn into a different word that merely shares letters.
@@ -228,7 +217,7 @@ const NAMED_URL = /(?<![\w.@/-])(?:https?:\/\/[^\s"'<>()]+|(?:[a-z0-9-]+\.)+[a-z
 
 /**
  * The form web addresses are compared in: lower case, no scheme, no "www.", no trailing punctuation, "/" or
- * ".git"; an arXiv PDF or version as its abstract page. urlKeySql (relevance.ts) is the same in SQL.
+ * ".git"; an arXiv PDF or version as its abstract page. urlKeySql (relevance/retrieval.ts) is the same in SQL.
  */
 export function urlKey(url: string): string {
   return url
@@ -252,4 +241,9 @@ export function urlsNamedIn(text: string): string[] {
   const written = [...text.matchAll(NAMED_URL)].map((m) => urlKey(m[0])).filter((k) => k.includes('.'));
   const papers = [...text.matchAll(ARXIV_ID)].map((m) => `arxiv.org/abs/${m[1]}`);
   return [...new Set([...written, ...papers])].slice(0, MAX_NAMED_IDENTIFIERS);
+}
+
+/** Code-unit order, the same in every locale (ties between equally ranked things are broken by it). */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,26 +1,29 @@
-// POST /search over this registry's own index (ARD §7.2): hybrid retrieval (vector + lexical
-// candidates, filters applied inside both retrievals, not after a top-k cut), one relevance per
-// entry (relevance.ts), a cutoff, a total order (relevance, then identifier) and offset pages
-// carried in signed tokens.
+// The search service: POST /search over this registry's own index (ARD §7.2), POST /explore's matched set,
+// and the ranked list federation and the Alexandria tools read. Built once in the context (createContext)
+// from the read pool, the embedder and the ranking settings; everything that searches calls it.
+// Hybrid retrieval (vector + lexical candidates, filters applied inside both retrievals, not after a top-k
+// cut), one relevance per entry (relevance/), a cutoff, a total order (relevance, then identifier) and
+// offset pages carried in signed tokens.
 import type { Kysely } from 'kysely';
 import type { CatalogEntry } from '../catalog/catalog-entry';
 import { getLiveEntries } from '../catalog/entry-repository';
 import type { Database } from '../db/schema';
-import { InvalidArgumentError } from '../errors';
+import { exploreRegistry, type ExploreInput, type ExploreOutput } from './explore-service';
+import { checkPageSize, openPage, type PageRequest, type PageTokenCodec } from './paging';
 import { normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
-import { queryKey, type PageTokenCodec } from './page-token';
+import { checkQueryText } from './query-text';
 import type { QueryVocabulary } from './query-vocabulary';
-import { findMatches, matchText, type Match, type PreparedQuery, type QueryEmbedder, type RankingOptions } from './relevance';
-
-export { CANDIDATES_PER_SIGNAL } from './relevance';
-export const DEFAULT_PAGE_SIZE = 10;
-export const MAX_PAGE_SIZE = 100;
-export const MAX_QUERY_LENGTH = 2000;
+import { matchText, type Match, type QueryEmbedder, type RankingDeps } from './relevance';
 
 export interface RankedEntry {
   entry: CatalogEntry;
   relevance: number;
   score: number;
+}
+
+/** An entry of a page of a ranked list, with its rank (0-based) in the whole list. */
+export interface PagedEntry extends RankedEntry {
+  rank: number;
 }
 
 export interface SearchInput {
@@ -48,21 +51,90 @@ export interface SearchTimings {
   observe(stage: SearchStage, seconds: number): void;
 }
 
-export interface SearchDeps {
+/** A search request checked: its text, page size, normalised filter and page (query key, token, offset). */
+export interface OpenedSearch {
+  text: string;
+  pageSize: number;
+  filter: NormalisedFilter;
+  page: PageRequest;
+}
+
+/** The matched set for a query and the entries of one page of it. */
+export interface RankedPage {
+  matches: Match[];
+  entries: PagedEntry[];
+}
+
+export interface SearchService {
+  /** POST /search over this registry's own index: one page of the matched set and the next page's token. */
+  search(input: SearchInput): Promise<SearchOutput>;
+  /** A search request's set-up: text and page size checked, filter normalised, its page; `op` keeps the tokens of different searches apart. */
+  open(input: SearchInput, op: string): OpenedSearch;
+  /**
+   * The matched set for a checked text and normalised filter, best first, and the entries of
+   * [offset, offset + size) of it (the whole list without `page`), read for that page alone.
+   */
+  rank(text: string, filter: NormalisedFilter, page?: { offset: number; size: number }): Promise<RankedPage>;
+  /** POST /explore: facet counts over the matched set. */
+  explore(input: ExploreInput): Promise<ExploreOutput>;
+  /** Runs `work`, reporting its duration as `stage`. */
+  timed<T>(stage: SearchStage, work: () => Promise<T>): Promise<T>;
+}
+
+export interface SearchServiceDeps {
+  /** The pool queries run on: the read replica when configured. */
   db: Kysely<Database>;
   embedder: QueryEmbedder;
+  /** The query vocabulary (SEARCH_SYNONYMS_FILE, SEARCH_RELATED_WORDS_FILE); the bundled tables when absent. */
+  vocabulary?: QueryVocabulary;
+  /** SEARCH_TYPE_WEIGHTS; none when absent. */
+  typeWeights?: Readonly<Record<string, number>>;
   pageTokens: PageTokenCodec;
   /** This registry's public base URL, the `source` of its results. */
   publicUrl: string;
   timings?: SearchTimings;
-  /** SEARCH_TYPE_WEIGHTS (RankingOptions.typeWeights); none when absent. */
-  typeWeights?: Readonly<Record<string, number>>;
-  /** The query vocabulary (RankingOptions.vocabulary); the bundled tables when absent. */
-  vocabulary?: QueryVocabulary;
+}
+
+export function createSearchService(deps: SearchServiceDeps): SearchService {
+  const ranking: RankingDeps = { db: deps.db, embedder: deps.embedder, vocabulary: deps.vocabulary, typeWeights: deps.typeWeights, timings: deps.timings };
+  const service: SearchService = {
+    open(input, op) {
+      const text = checkQueryText(input.text);
+      const pageSize = checkPageSize(input.pageSize);
+      const filter = normaliseFilter(input.filter);
+      return { text, pageSize, filter, page: openPage(deps.pageTokens, { op, text, filter, pageSize }, input.pageToken) };
+    },
+
+    async search(input) {
+      const { text, pageSize, filter, page } = service.open(input, 'search');
+      // Only the page's entries are read (the whole list's were ~4 ms at 10k, docs/performance.md). An entry
+      // deleted between the match and the read leaves its page one short; the next page is unaffected.
+      const { matches, entries } = await service.rank(text, filter, { offset: page.offset, size: pageSize });
+      const next = page.offset + pageSize < matches.length ? page.next(page.offset + pageSize) : undefined;
+      return {
+        results: entries.map((r) => ({ ...r.entry, score: r.score, source: deps.publicUrl })),
+        ...(next ? { pageToken: next } : {}),
+      };
+    },
+
+    async rank(text, filter, page) {
+      const matches = await matchText(ranking, text, filter);
+      return { matches, entries: await entriesOfPage(deps.db, matches, page?.offset ?? 0, page?.size ?? matches.length) };
+    },
+
+    explore(input) {
+      return exploreRegistry({ db: deps.db, matches: (text, filter) => matchText(ranking, text, filter) }, input);
+    },
+
+    timed(stage, work) {
+      return timed(deps.timings, stage, work);
+    },
+  };
+  return service;
 }
 
 /** Runs `work`, reporting its duration as `stage` when timings are wanted. */
-export async function timed<T>(timings: SearchTimings | undefined, stage: SearchStage, work: () => Promise<T>): Promise<T> {
+async function timed<T>(timings: SearchTimings | undefined, stage: SearchStage, work: () => Promise<T>): Promise<T> {
   if (!timings) return work();
   const start = performance.now();
   try {
@@ -70,67 +142,6 @@ export async function timed<T>(timings: SearchTimings | undefined, stage: Search
   } finally {
     timings.observe(stage, (performance.now() - start) / 1000);
   }
-}
-
-export function checkQueryText(text: string): string {
-  const trimmed = text.trim();
-  if (trimmed === '') throw new InvalidArgumentError('query.text must not be empty');
-  if (trimmed.length > MAX_QUERY_LENGTH) {
-    throw new InvalidArgumentError(`query.text is ${trimmed.length} characters long; at most ${MAX_QUERY_LENGTH} are allowed`);
-  }
-  return trimmed;
-}
-
-/** pageSize or the default; 400 unless an integer from 1 to max. GET /agents passes its own bounds. */
-export function checkPageSize(pageSize: number | undefined, bounds = { fallback: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE }): number {
-  const size = pageSize ?? bounds.fallback;
-  if (!Number.isInteger(size) || size < 1 || size > bounds.max) {
-    throw new InvalidArgumentError(`pageSize must be an integer from 1 to ${bounds.max}; got ${pageSize}`);
-  }
-  return size;
-}
-
-export async function searchIndex(deps: SearchDeps, input: SearchInput): Promise<SearchOutput> {
-  const text = checkQueryText(input.text);
-  const pageSize = checkPageSize(input.pageSize);
-  const filter = normaliseFilter(input.filter);
-  const key = queryKey({ op: 'search', text, filter, pageSize });
-  const offset = input.pageToken ? deps.pageTokens.decode(input.pageToken, key).o : 0;
-  // Only the page's entries are read (the whole list's were ~4 ms at 10k, docs/performance.md). An entry
-  // deleted between the match and the read leaves its page one short; the next page is unaffected.
-  const matches = await matchText(deps.db, deps.embedder, text, filter, { typeWeights: deps.typeWeights, vocabulary: deps.vocabulary }, deps.timings);
-  const page = await entriesOfPage(deps.db, matches, offset, pageSize);
-  const next = offset + pageSize < matches.length ? deps.pageTokens.encode({ q: key, o: offset + pageSize }) : undefined;
-  return {
-    results: page.map((r) => ({ ...r.entry, score: r.score, source: deps.publicUrl })),
-    ...(next ? { pageToken: next } : {}),
-  };
-}
-
-/**
- * The whole matched set for a query text (relevance.ts: the cutoff, minimum matches), best first: matchText
- * (the lexical retrieval overlapping the query embedding), then the matched entries. Stage durations go to
- * `deps.timings`.
- */
-export async function rankText(deps: Pick<SearchDeps, 'db' | 'embedder' | 'timings' | 'typeWeights' | 'vocabulary'>, text: string, filter: NormalisedFilter): Promise<RankedEntry[]> {
-  const matches = await matchText(deps.db, deps.embedder, text, filter, { typeWeights: deps.typeWeights, vocabulary: deps.vocabulary }, deps.timings);
-  return entriesOfPage(deps.db, matches, 0, matches.length);
-}
-
-/** The whole matched set (at most the union of the candidate sets), best first. */
-export async function rankEntries(
-  db: Kysely<Database>,
-  q: PreparedQuery,
-  filter: NormalisedFilter,
-  options: RankingOptions = {},
-): Promise<RankedEntry[]> {
-  const matches = await findMatches(db, q, filter, options);
-  return entriesOfPage(db, matches, 0, matches.length);
-}
-
-/** A page of a ranked list: its entries with their rank (0-based) in the whole list. */
-export interface PagedEntry extends RankedEntry {
-  rank: number;
 }
 
 /**

@@ -8,9 +8,10 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 
 import { type AlexandriaLibrary, loadAlexandriaLibrary, recordToCatalogEntry, urnToAlexandriaId, violatesSponsorshipRule } from '../../src/alexandria';
-import { openRegistryLibrary } from '../../src/alexandria/registry-resource-index';
 import type { Database } from '../../src/db/schema';
+import { registryLibrary } from '../../src/alexandria/registry-resource-index';
 import { ALEXANDRIA_LIBRARY_FILE } from '../../src/ingest/alexandria-corpus';
+import { createSearchService } from '../../src/search/search-service';
 import { createAlexandriaMcpServer, type ToolErrorLogger } from '../../src/mcp';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 import { databaseUrl } from '../helpers/test-database';
@@ -47,8 +48,7 @@ async function connect(kind: 'in-memory' | 'http'): Promise<Connection> {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${registry.url}/mcp`)));
     return { client, close: () => client.close() };
   }
-  const { service } = await openRegistryLibrary({ db: registry.ctx.db, embedder: registry.ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
-  const server = createAlexandriaMcpServer(service, { logger: new CapturingLogger() });
+  const server = createAlexandriaMcpServer(registry.ctx.library.service, { logger: new CapturingLogger() });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   await client.connect(clientSide);
@@ -235,7 +235,7 @@ describe.each(['in-memory', 'http'] as const)('Alexandria tools on the registry 
 
 describe('list_topics counts are live', () => {
   it('a deleted (tombstoned) entry no longer counts', async () => {
-    const { service } = await openRegistryLibrary({ db: registry.ctx.db, embedder: registry.ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
+    const { service } = registry.ctx.library;
     const before = (await service.listTopics()).topics;
     const record = library.records.find((r) => r.id === 'github:letta-ai/letta')!;
     const identifier = recordToCatalogEntry(record).identifier;
@@ -261,7 +261,7 @@ describe('list_topics counts are POST /explore facet counts', () => {
     });
     expect(res.status).toBe(200);
     const viaExplore = Object.fromEntries(res.body.facets.tags.buckets.map((b: { value: string; count: number }) => [b.value, b.count]));
-    const { service } = await openRegistryLibrary({ db: registry.ctx.db, embedder: registry.ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
+    const { service } = registry.ctx.library;
     const { topics } = await service.listTopics();
     expect(topics).toHaveLength(library.topics.length);
     for (const { topic, entries } of topics) {
@@ -277,7 +277,8 @@ describe('internal errors are not leaked', () => {
     const pool = new pg.Pool({ connectionString: databaseUrl(missing), max: 1 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const logger = new CapturingLogger();
-    const { service } = await openRegistryLibrary({ db, embedder: registry.ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
+    const search = createSearchService({ db, embedder: registry.ctx.embedder, pageTokens: registry.ctx.pageTokens, publicUrl: registry.ctx.config.publicUrl });
+    const { service } = registryLibrary(library, { db, search });
     const server = createAlexandriaMcpServer(service, { logger });
     const client = new Client({ name: 'alexandria-integration', version: '1.0.0' });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

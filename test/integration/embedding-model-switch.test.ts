@@ -4,8 +4,7 @@ import { getSetting } from '../../src/db/settings';
 import { ACTIVE_MODEL_SETTING, EmbeddingModels, entriesMissingVectors } from '../../src/embedding/model-switch';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { normaliseFilter } from '../../src/search/query-filter';
-import { prepareQuery } from '../../src/search/relevance';
-import { rankEntries } from '../../src/search/search-service';
+import { matchText, prepareQuery } from '../../src/search/relevance';
 import { hashingEmbedder } from '../helpers/hashing-embedder';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 
@@ -46,8 +45,8 @@ describe('re-embedding on a model change, without downtime', () => {
     expect(models.embedder.id).toBe('hash-old-64');
     expect(await getSetting(handle.db, ACTIVE_MODEL_SETTING)).toBeNull();
     expect((await entriesMissingVectors(handle.db, 'hash-new-32', 100)).length).toBe(3);
-    const during = await rankEntries(handle.db, await prepareQuery(handle.db, models.embedder, 'weather forecast'), normaliseFilter(undefined));
-    expect(during[0].entry.identifier).toBe('urn:air:example.com:tools:t0');
+    const during = await matchText({ db: handle.db, embedder: models.embedder }, 'weather forecast', normaliseFilter(undefined));
+    expect(during[0].identifier).toBe('urn:air:example.com:tools:t0');
 
     // An entry ingested during the switch (with the active model) is picked up before switching.
     await ingestManifest(
@@ -64,7 +63,7 @@ describe('re-embedding on a model change, without downtime', () => {
     const after = await prepareQuery(handle.db, models.embedder, 'late calendar');
     expect(after.model).toBe('hash-new-32');
     expect(after.vector.length).toBe(32);
-    expect((await rankEntries(handle.db, after, normaliseFilter(undefined)))[0].entry.identifier).toBe('urn:air:example.com:tools:late');
+    expect((await matchText({ db: handle.db, embedder: models.embedder }, after.text, normaliseFilter(undefined)))[0].identifier).toBe('urn:air:example.com:tools:late');
 
     // Another process starting with the same configuration reads the switched model at once.
     const other = new EmbeddingModels(handle.db, oldModel, newModel);

@@ -6,6 +6,8 @@ import pg from 'pg';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 import { loadCorpusEntries, type CorpusEntry } from '../helpers/corpus';
 import { exploreRegistry, type ExploreInput } from '../../src/search/explore-service';
+import type { NormalisedFilter } from '../../src/search/query-filter';
+import { matchText } from '../../src/search/relevance';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 
 const MCP = 'application/mcp-server-card+json';
@@ -172,7 +174,7 @@ describe('POST /explore fast path = generic path (property)', () => {
       { minLength: 1, maxLength: 4, selector: (f) => f.field },
     );
     const textArb = fc.option(fc.constantFrom('kubernetes cluster management', 'send messages to a chat channel', 'database queries'), { freq: 4 });
-    const deps = { db: registry.ctx.db, embedder: registry.ctx.embedder };
+    const deps = { db: registry.ctx.db, matches: (text: string, filter: NormalisedFilter) => matchText({ db: registry.ctx.db, embedder: registry.ctx.embedder }, text, filter) };
     let nonEmpty = 0;
     // runs through each source of the fast path: facet_value_counts (no text, no filter), entry_facet_values (text)
     const kinds = { wholeRegistry: 0, text: 0 };

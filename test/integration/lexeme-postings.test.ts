@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
 import { withQueryCache } from '../../src/embedding/embedder';
 import { normaliseFilter } from '../../src/search/query-filter';
-import { findMatches, prepareQuery, saturation, type QueryEmbedder, type RankingOptions } from '../../src/search/relevance';
+import { matchText, prepareQuery, saturation, type QueryEmbedder } from '../../src/search/relevance';
+import { ablatedStages } from '../../src/search/relevance/ablations';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
 
 // Migration 0009: the lexical retrieval reads each query lexeme's best postings from lexeme_postings
@@ -79,7 +80,7 @@ describe('lexeme_postings (migration 0009)', () => {
 
 describe('bounded lexical retrieval', () => {
   // Lexical signal only and no cutoff: the matched set is exactly the lexical candidates.
-  const lexicalOnly = (depth: number): RankingOptions => ({ signals: { semantic: false }, cutoff: 0, postingsPerLexeme: depth, expansions: false, corrections: false });
+  const lexicalOnly = (depth: number) => ablatedStages({ signals: { semantic: false }, cutoff: 0, postingsPerLexeme: depth, expansions: false, corrections: false });
 
   /** Each retrieval lexeme's `depth` best postings among the entries the filter keeps, computed directly. */
   async function bestPostings(lexemes: string[], depth: number, publisher?: string): Promise<string[]> {
@@ -92,16 +93,16 @@ describe('bounded lexical retrieval', () => {
   }
 
   it('takes exactly each query lexeme\'s best postings', async () => {
-    const q = await prepareQuery(demo.db, embedder, 'kubernetes cluster', { expansions: false, corrections: false });
+    const q = await prepareQuery(demo.db, embedder, 'kubernetes cluster', undefined, lexicalOnly(3).queryWords);
     expect(q.retrievalLexemes.length).toBeGreaterThan(0);
-    const matches = await findMatches(demo.db, q, [], lexicalOnly(3));
+    const matches = await matchText({ db: demo.db, embedder }, q.text, [], lexicalOnly(3));
     const expected = await bestPostings(q.retrievalLexemes, 3);
     expect(expected.length).toBeGreaterThanOrEqual(3);
     expect(matches.map((m) => m.identifier).sort()).toEqual(expected);
   });
 
   it('ARD §7.2 filters: the scan goes past the best postings until entries pass the filter', async () => {
-    const q = await prepareQuery(demo.db, embedder, 'github', { expansions: false, corrections: false });
+    const q = await prepareQuery(demo.db, embedder, 'github', undefined, lexicalOnly(3).queryWords);
     // A publisher none of whose entries is among the word's 3 best postings overall.
     const top = new Set(await bestPostings(q.retrievalLexemes, 3));
     const rows = await sql<{ publisher: string; n: string }>`
@@ -110,7 +111,7 @@ describe('bounded lexical retrieval', () => {
     const publisher = (await Promise.all(rows.rows.map(async (r) => ({ p: r.publisher, ids: await bestPostings(q.retrievalLexemes, 100, r.publisher) }))))
       .find((c) => c.ids.every((i) => !top.has(i)))?.p;
     expect(publisher).toBeDefined();
-    const matches = await findMatches(demo.db, q, normaliseFilter({ publisher: publisher as string }), lexicalOnly(3));
+    const matches = await matchText({ db: demo.db, embedder }, q.text, normaliseFilter({ publisher: publisher as string }), lexicalOnly(3));
     const expected = await bestPostings(q.retrievalLexemes, 3, publisher);
     expect(expected.length).toBeGreaterThanOrEqual(2);
     expect(matches.map((m) => m.identifier).sort()).toEqual(expected);

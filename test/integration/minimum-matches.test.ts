@@ -4,7 +4,8 @@
 // /search and /explore), so /explore's counts are what filtering returns.
 import { ALEXANDRIA_MEDIA_TYPE } from '../../src/alexandria/mapping';
 import { normaliseFilter } from '../../src/search/query-filter';
-import { findMatches, matchText, MINIMUM_MATCHES, prepareQuery, RELEVANCE_CUTOFF, RELEVANCE_FLOOR, type Match } from '../../src/search/relevance';
+import { matchText, MINIMUM_MATCHES, RELEVANCE_CUTOFF, RELEVANCE_FLOOR, type Match } from '../../src/search/relevance';
+import { ablatedStages, type RankingAblations } from '../../src/search/relevance/ablations';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 
 let registry: TestRegistry;
@@ -19,9 +20,8 @@ const TEXT = 'is my robot lawnmower stuck somewhere in the garden';
 const none = normaliseFilter(undefined);
 const ids = (matches: Match[]) => matches.map((m) => m.identifier);
 
-async function matches(text: string, filter: Record<string, string> | undefined, options = {}) {
-  const q = await prepareQuery(registry.ctx.db, registry.ctx.embedder, text);
-  return findMatches(registry.ctx.db, q, normaliseFilter(filter), options);
+async function matches(text: string, filter: Record<string, string> | undefined, ablations: RankingAblations = {}) {
+  return matchText({ db: registry.ctx.db, embedder: registry.ctx.embedder }, text, normaliseFilter(filter), ablatedStages(ablations));
 }
 
 describe('minimum matches', () => {
@@ -39,8 +39,8 @@ describe('minimum matches', () => {
     expect(found.map((m) => [m.identifier, m.relevance])).toEqual(best.map((m) => [m.identifier, m.relevance]));
     // The entries that fill are weak, and their score says so.
     expect(found.slice(1).every((m) => m.score < RELEVANCE_CUTOFF * 100)).toBe(true);
-    // POST /search's pipelined path and the HTTP answer agree.
-    expect(ids(await matchText(registry.ctx.db, registry.ctx.embedder, TEXT, none))).toEqual(ids(found));
+    // The production stages and the HTTP answer agree.
+    expect(ids(await matchText({ db: registry.ctx.db, embedder: registry.ctx.embedder }, TEXT, none))).toEqual(ids(found));
     const res = await registry.post('/search', { query: { text: TEXT }, pageSize: 10 });
     expect(res.body.results.map((r: { identifier: string; score: number }) => [r.identifier, r.score])).toEqual(found.map((m) => [m.identifier, m.score]));
   });
@@ -69,7 +69,7 @@ describe('minimum matches', () => {
     for (const type of [...types, ALEXANDRIA_MEDIA_TYPE]) {
       const filtered = await matches(text, { type });
       expect(ids(filtered).sort()).toEqual(ids(unfiltered.filter((m) => m.type === type)).sort());
-      expect(ids(await matchText(registry.ctx.db, registry.ctx.embedder, text, normaliseFilter({ type })))).toEqual(ids(filtered));
+      expect(ids(await matchText({ db: registry.ctx.db, embedder: registry.ctx.embedder }, text, normaliseFilter({ type })))).toEqual(ids(filtered));
       const searched = await registry.post('/search', { query: { text, filter: { type } }, pageSize: 100 });
       expect(searched.body.results.map((r: { identifier: string }) => r.identifier).sort()).toEqual(ids(filtered).sort());
     }

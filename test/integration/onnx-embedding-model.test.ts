@@ -76,7 +76,7 @@ describe('a local ONNX sentence-embedding model (EMBEDDING_MODEL_DIR), real runt
     expect(models.embedder.id).toBe('onnx:tiny-bow:8');
 
     // "drizzle" is in no entry (no lexical match): only the model relates it to the weather entry.
-    const matches = await matchText(handle.db, models.embedder, 'drizzle', normaliseFilter(undefined));
+    const matches = await matchText({ db: handle.db, embedder: models.embedder }, 'drizzle', normaliseFilter(undefined));
     expect(matches.map((m) => m.identifier)).toEqual(['urn:air:example.com:tools:t0']);
     const query = model.expectedVector('drizzle');
     const texts = entryEmbeddingTexts(entries[0], glossFor(entries[0]));
@@ -85,6 +85,6 @@ describe('a local ONNX sentence-embedding model (EMBEDDING_MODEL_DIR), real runt
     expect(matches[0].lexical).toBe(0);
 
     // A word of another topic finds its entry first, by the same model.
-    expect((await matchText(handle.db, models.embedder, 'sql', normaliseFilter(undefined)))[0].identifier).toBe('urn:air:example.com:tools:t2');
+    expect((await matchText({ db: handle.db, embedder: models.embedder }, 'sql', normaliseFilter(undefined)))[0].identifier).toBe('urn:air:example.com:tools:t2');
   });
 });

@@ -39,8 +39,8 @@ async function prepared(): Promise<Prepared[]> {
 describe('prepared search statements', () => {
   it('prepares the unfiltered search statements once and plans the vector statement generically', async () => {
     const texts = ['send a message to a slack channel', 'kubernets pods', 'query my postgres database', 'weather forecast', 'github pull requests', 'translate text'];
-    const first = await matchText(single.db, embedder, texts[0], normaliseFilter(undefined));
-    for (const text of texts.slice(1)) await matchText(single.db, embedder, text, normaliseFilter(undefined));
+    const first = await matchText({ db: single.db, embedder: embedder }, texts[0], normaliseFilter(undefined));
+    for (const text of texts.slice(1)) await matchText({ db: single.db, embedder: embedder }, text, normaliseFilter(undefined));
     const statements = await prepared();
     // Corrections, term statistics, lexical retrieval, vector retrieval, cosines of the lexical candidates, topic labels.
     expect(statements).toHaveLength(6);
@@ -53,7 +53,7 @@ describe('prepared search statements', () => {
     // The same ranking as over plain pg clients, which send every statement unnamed and plan it each time.
     const plain = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: demo.url, max: 2 }) }) });
     try {
-      const unprepared = await matchText(plain, embedder, texts[0], normaliseFilter(undefined));
+      const unprepared = await matchText({ db: plain, embedder: embedder }, texts[0], normaliseFilter(undefined));
       expect(unprepared.length).toBeGreaterThan(3);
       expect(first.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(unprepared.map((m) => [m.identifier, m.relevance.toFixed(12)]));
     } finally {
@@ -64,7 +64,7 @@ describe('prepared search statements', () => {
   it('sends every statement unnamed with preparedStatements: false (DATABASE_PREPARED_STATEMENTS)', async () => {
     const off = await connectDatabase({ databaseUrl: demo.url, dataDir: '', poolSize: 1, preparedStatements: false });
     try {
-      expect((await matchText(off.db, embedder, 'weather forecast', normaliseFilter(undefined))).length).toBeGreaterThan(0);
+      expect((await matchText({ db: off.db, embedder: embedder }, 'weather forecast', normaliseFilter(undefined))).length).toBeGreaterThan(0);
       const rows = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_prepared_statements`.execute(off.db);
       expect(Number(rows.rows[0].n)).toBe(0);
     } finally {
@@ -74,7 +74,7 @@ describe('prepared search statements', () => {
 
   it('does not prepare statements whose text depends on a filter', async () => {
     const before = (await prepared()).length;
-    const matches = await matchText(single.db, embedder, 'memory for agents', normaliseFilter({ type: 'application/vnd.alexandria.resource+json' }));
+    const matches = await matchText({ db: single.db, embedder: embedder }, 'memory for agents', normaliseFilter({ type: 'application/vnd.alexandria.resource+json' }));
     expect(matches.length).toBeGreaterThan(0);
     const after = await prepared();
     // Only the filter-independent statements (corrections, term statistics, cosines) were reused; nothing new.

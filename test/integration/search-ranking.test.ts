@@ -1,7 +1,8 @@
 // Hybrid ranking sanity over the demo corpus: the lexical signal makes exact names win, the vector
 // signal finds paraphrases with no shared word, and the relevance cutoff drops what is unrelated.
 import { sql } from 'kysely';
-import { findMatches, MINIMUM_MATCHES, prepareQuery, RELEVANCE_CUTOFF } from '../../src/search/relevance';
+import { matchText, MINIMUM_MATCHES, RELEVANCE_CUTOFF } from '../../src/search/relevance';
+import { ablatedStages } from '../../src/search/relevance/ablations';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 
 let registry: TestRegistry;
@@ -45,7 +46,7 @@ describe('hybrid ranking (ARD §7.2)', () => {
   // Nothing reaches the cutoff for these; a query with fewer than MINIMUM_MATCHES such entries still gets
   // its best candidates down to RELEVANCE_FLOOR, each scored as what it is: weak.
   const cutoffOnly = async (text: string) =>
-    findMatches(registry.ctx.db, await prepareQuery(registry.ctx.db, registry.ctx.embedder, text), [], { minimumMatches: 0 });
+    matchText({ db: registry.ctx.db, embedder: registry.ctx.embedder }, text, [], ablatedStages({ minimumMatches: 0 }));
 
   it('a query about nothing in the corpus brings nothing to the relevance cutoff, and gets at most MINIMUM_MATCHES weak results', async () => {
     for (const text of ['purple elephant dancing ballet', 'banana bread recipe with walnuts']) {
@@ -106,7 +107,7 @@ describe('hybrid ranking (ARD §7.2)', () => {
     // Without the table (no expansions) the entry is not first: the embedding alone does not make the link.
     // Unless the product glossary does: the Automower's gloss says "robotic lawn mower that cuts grass", and
     // since its "Used to:" part the weather server's OpenWeather gloss carries the everyday words of weather.
-    const bare = await findMatches(registry.ctx.db, await prepareQuery(registry.ctx.db, registry.ctx.embedder, text, { expansions: false }), []);
+    const bare = await matchText({ db: registry.ctx.db, embedder: registry.ctx.embedder }, text, [], ablatedStages({ expansions: false }));
     if (glossed) expect(bare[0]?.identifier).toBe(identifier);
     else expect(bare[0]?.identifier).not.toBe(identifier);
   });

@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import { vacuumSearchStatistics } from '../../src/db/maintenance';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
-import { toVectorLiteral, withQueryCache } from '../../src/embedding/embedder';
+import { toVectorLiteral } from '../../src/db/vector-literal';
+import { withQueryCache } from '../../src/embedding/embedder';
 import { HNSW_INDEX_OPTIONS } from '../../src/embedding/model-switch';
 import { normaliseFilter, type QueryFilter } from '../../src/search/query-filter';
 import { ALEXANDRIA_MEDIA_TYPE } from '../../src/alexandria/mapping';
-import { findMatches, lexicalSignal, matchText, prepareQuery, PREFIX_WEIGHT, toScore, urlKeySql, type Match, type QueryEmbedder } from '../../src/search/relevance';
+import { lexicalSignal, matchText, prepareQuery, PREFIX_WEIGHT, toScore, urlKeySql, type Match, type QueryEmbedder } from '../../src/search/relevance';
 import { urlKey } from '../../src/search/query-text';
 import { entriesOfPage } from '../../src/search/search-service';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
@@ -88,7 +89,7 @@ describe('search storage (migration 0007)', () => {
 
   it('the lexical signal computed from the arrays equals lexicalSignal() over rank_doc', async () => {
     const q = await prepareQuery(demo.db, embedder, 'send a message to a slack channel');
-    const matches = await findMatches(demo.db, q, normaliseFilter(undefined));
+    const matches = await matchText({ db: demo.db, embedder }, q.text, normaliseFilter(undefined));
     const checked = matches.filter((m) => m.lexical > 0).slice(0, 15);
     expect(checked.length).toBeGreaterThan(5);
     for (const m of checked) {
@@ -110,21 +111,23 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
     ['neo4j graph servers urn:air:github.com:neo4j-contrib', undefined],
     ['is https://github.com/microsoft/playwright-mcp better than github.com/executeautomation/mcp-playwright', undefined],
   ];
-  // The query vector is cached once findMatches has been computed: matchText then has it before the
-  // lexical retrieval is done (vector retrieval at once). A slow embedder gives the usual order.
+  // With the query vector cached (prepareQuery computed it) the pipeline has it before the lexical retrieval is
+  // done (vector retrieval at once); a slow embedder gives the usual order (lexical candidates first, their
+  // cosines read beside the vector retrieval). Both orders must rank alike.
   const slow: QueryEmbedder = { ...embedder, embedOne: async (t) => { await new Promise((r) => setTimeout(r, 150)); return embedder.embedOne(t); } };
-  it.each(cases.flatMap(([text, filter]) => [[text, filter, 'embedding first'], [text, filter, 'lexical first']] as Array<[string, QueryFilter | undefined, string]>))(
-    'returns exactly what findMatches(prepareQuery) returns: %s %j (%s)', async (text, filter, order) => {
+  it.each(cases)('ranks alike whether the embedding or the lexical retrieval is ready first: %s %j', async (text, filter) => {
     const normalised = normaliseFilter(filter);
-    const expected = await findMatches(demo.db, await prepareQuery(demo.db, embedder, text), normalised);
-    const pipelined = await matchText(demo.db, order === 'embedding first' ? embedder : slow, text, normalised);
-    expect(pipelined.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(expected.map((m) => [m.identifier, m.relevance.toFixed(12)]));
+    await prepareQuery(demo.db, embedder, text);
+    const embeddingFirst = await matchText({ db: demo.db, embedder }, text, normalised);
+    const lexicalFirst = await matchText({ db: demo.db, embedder: slow }, text, normalised);
+    expect(embeddingFirst.length).toBeGreaterThan(0);
+    expect(lexicalFirst.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(embeddingFirst.map((m) => [m.identifier, m.relevance.toFixed(12)]));
   });
 
   it('scores every candidate by its best cosine over doc and description, though only doc retrieves (VECTOR_RETRIEVAL_FIELDS)', async () => {
     const text = 'keep notes and remember facts between conversations';
     const { vector } = await prepareQuery(demo.db, embedder, text);
-    const matches = await matchText(demo.db, embedder, text, normaliseFilter(undefined));
+    const matches = await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined));
     expect(matches.length).toBeGreaterThan(10);
     const exact = await sql<{ identifier: string; doc: number; description: number | null }>`
       SELECT v.identifier, max(1 - (v.embedding::vector(512) <=> ${toVectorLiteral(vector)}::vector(512))) FILTER (WHERE v.field = 'doc') AS doc,
@@ -138,17 +141,18 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
 
   it('reports the embedding and the SQL time to its observer', async () => {
     const seen: string[] = [];
-    await matchText(demo.db, embedder, 'weather forecast for tomorrow', normaliseFilter(undefined), {}, { observe: (stage, seconds) => {
+    const timings = { observe: (stage: string, seconds: number) => {
       expect(seconds).toBeGreaterThan(0);
       seen.push(stage);
-    } });
+    } };
+    await matchText({ db: demo.db, embedder, timings }, 'weather forecast for tomorrow', normaliseFilter(undefined));
     expect(seen.sort()).toEqual(['embedding', 'sql']);
   });
 });
 
 describe('entriesOfPage', () => {
   it('reads one page of a ranked list and keeps each entry\'s rank when one was deleted since the match', async () => {
-    const matches = await matchText(demo.db, embedder, 'kubernetes cluster', normaliseFilter(undefined));
+    const matches = await matchText({ db: demo.db, embedder }, 'kubernetes cluster', normaliseFilter(undefined));
     expect(matches.length).toBeGreaterThan(6);
     const gone = matches[3].identifier;
     await sql`UPDATE entries SET deleted_at = now() WHERE identifier = ${gone}`.execute(demo.db);
@@ -168,8 +172,8 @@ describe('a query naming an entry by its identifier', () => {
 
   it('ranks the named entry first with relevance 1 (score 100) and its real cosine', async () => {
     const text = `is ${pagerduty} the right one for escalations?`;
-    const plain = await matchText(demo.db, embedder, 'is the right one for escalations?', normaliseFilter(undefined));
-    const named = await matchText(demo.db, embedder, text, normaliseFilter(undefined));
+    const plain = await matchText({ db: demo.db, embedder }, 'is the right one for escalations?', normaliseFilter(undefined));
+    const named = await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined));
     expect(named[0]).toMatchObject({ identifier: pagerduty, relevance: 1, score: 100, lexical: 1 });
     expect(plain.find((m) => m.identifier === pagerduty)?.relevance ?? 0).toBeLessThan(0.9);
     const { vector } = await prepareQuery(demo.db, embedder, text);
@@ -183,14 +187,14 @@ describe('a query naming an entry by its identifier', () => {
     const prefix = 'urn:air:github.com:neo4j-contrib';
     const under = await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE identifier LIKE ${`${prefix}:%`} AND deleted_at IS NULL`.execute(demo.db);
     expect(under.rows.length).toBeGreaterThan(2);
-    const named = await matchText(demo.db, embedder, `servers of ${prefix}`, normaliseFilter(undefined));
-    const plain = await matchText(demo.db, embedder, 'servers of', normaliseFilter(undefined));
+    const named = await matchText({ db: demo.db, embedder }, `servers of ${prefix}`, normaliseFilter(undefined));
+    const plain = await matchText({ db: demo.db, embedder }, 'servers of', normaliseFilter(undefined));
     const byId = new Map(named.map((m) => [m.identifier, m]));
     for (const { identifier } of under.rows) expect(byId.get(identifier)?.lexical).toBeGreaterThanOrEqual(PREFIX_WEIGHT);
     expect(named.slice(0, under.rows.length).map((m) => m.identifier).sort()).toEqual(under.rows.map((r) => r.identifier).sort());
     expect(Math.max(...under.rows.map((r) => plain.find((m) => m.identifier === r.identifier)?.relevance ?? 0))).toBeLessThan(0.5);
     // Not at a segment boundary: not a name.
-    const partial = await matchText(demo.db, embedder, 'urn:air:github.com:neo4j-con', normaliseFilter(undefined));
+    const partial = await matchText({ db: demo.db, embedder }, 'urn:air:github.com:neo4j-con', normaliseFilter(undefined));
     expect(partial.filter((m) => m.lexical >= PREFIX_WEIGHT).map((m) => m.identifier)).toEqual([]);
   });
 
@@ -198,7 +202,7 @@ describe('a query naming an entry by its identifier', () => {
     'a web address names the entries whose url it is: %s', async (text) => {
       const named = await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE entry->>'url' = 'https://github.com/microsoft/playwright-mcp' AND deleted_at IS NULL`.execute(demo.db);
       expect(named.rows.length).toBeGreaterThan(0);
-      const matches = await matchText(demo.db, embedder, text, normaliseFilter(undefined));
+      const matches = await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined));
       expect(matches.slice(0, named.rows.length).map((m) => [m.identifier, m.relevance])).toEqual(
         named.rows.map((r) => [r.identifier, 1]).sort(([a], [b]) => (String(a) < String(b) ? -1 : 1)),
       );
@@ -213,20 +217,20 @@ describe('a query naming an entry by its identifier', () => {
   });
 
   it.each(['2210.03629', 'the ReAct paper, arXiv:2210.03629v2', 'https://arxiv.org/pdf/2210.03629v3.pdf'])('an arXiv identifier names the paper: %s', async (text) => {
-    const matches = await matchText(demo.db, embedder, text, normaliseFilter(undefined));
+    const matches = await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined));
     expect(matches[0]).toMatchObject({ identifier: 'urn:air:alexandria.ard-registry.dev:paper:2210.03629', relevance: 1 });
   });
 
   it('names only live entries that pass the filter', async () => {
     const text = pagerduty;
-    expect((await matchText(demo.db, embedder, text, normaliseFilter({ type: 'application/vnd.alexandria.resource+json' }))).map((m) => m.identifier)).not.toContain(pagerduty);
+    expect((await matchText({ db: demo.db, embedder }, text, normaliseFilter({ type: 'application/vnd.alexandria.resource+json' }))).map((m) => m.identifier)).not.toContain(pagerduty);
     await sql`UPDATE entries SET deleted_at = now() WHERE identifier = ${pagerduty}`.execute(demo.db);
     try {
-      expect((await matchText(demo.db, embedder, text, normaliseFilter(undefined))).map((m) => m.identifier)).not.toContain(pagerduty);
+      expect((await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined))).map((m) => m.identifier)).not.toContain(pagerduty);
     } finally {
       await sql`UPDATE entries SET deleted_at = NULL WHERE identifier = ${pagerduty}`.execute(demo.db);
     }
-    expect((await matchText(demo.db, embedder, text, normaliseFilter(undefined)))[0].identifier).toBe(pagerduty);
+    expect((await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined)))[0].identifier).toBe(pagerduty);
   });
 });
 
@@ -237,8 +241,8 @@ describe('type weights (SEARCH_TYPE_WEIGHTS)', () => {
   it.each(['knowledge graph memory', 'remember users across sessions'])(
     'an unfiltered search ranks and scores each entry at relevance x its type weight, same matched set: %s',
     async (text) => {
-      const plain = await matchText(demo.db, embedder, text, normaliseFilter(undefined));
-      const weighted = await matchText(demo.db, embedder, text, normaliseFilter(undefined), { typeWeights: library });
+      const plain = await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined));
+      const weighted = await matchText({ db: demo.db, embedder, typeWeights: library }, text, normaliseFilter(undefined));
       // Precondition: a library record ranks just above a tool that outranks it once weighted.
       const flips = plain.slice(1).filter((m, i) => plain[i].type === ALEXANDRIA_MEDIA_TYPE && m.type !== ALEXANDRIA_MEDIA_TYPE && plain[i].relevance * 0.9 < m.relevance);
       expect(flips.length).toBeGreaterThan(0);
@@ -256,16 +260,14 @@ describe('type weights (SEARCH_TYPE_WEIGHTS)', () => {
         const above = plain[plain.indexOf(tool) - 1];
         expect(order.indexOf(tool.identifier)).toBeLessThan(order.indexOf(above.identifier));
       }
-      // findMatches (POST /explore's and the benchmark's path) weighs the same way.
-      expect(await findMatches(demo.db, await prepareQuery(demo.db, embedder, text), normaliseFilter(undefined), { typeWeights: library })).toEqual(weighted);
     },
   );
 
   it('a search that filters on type is not weighted: the client chose the types', async () => {
     for (const filter of [{ type: ALEXANDRIA_MEDIA_TYPE }, { type: [ALEXANDRIA_MEDIA_TYPE, 'application/mcp-server-card+json'] }]) {
-      const plain = await matchText(demo.db, embedder, 'knowledge graph memory', normaliseFilter(filter));
+      const plain = await matchText({ db: demo.db, embedder }, 'knowledge graph memory', normaliseFilter(filter));
       expect(plain.some((m) => m.type === ALEXANDRIA_MEDIA_TYPE)).toBe(true);
-      expect(await matchText(demo.db, embedder, 'knowledge graph memory', normaliseFilter(filter), { typeWeights: library })).toEqual(plain);
+      expect(await matchText({ db: demo.db, embedder, typeWeights: library }, 'knowledge graph memory', normaliseFilter(filter))).toEqual(plain);
     }
   });
 });

@@ -8,7 +8,6 @@ import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
 import { normaliseFilter } from '../../src/search/query-filter';
 import {
   baselineCosine,
-  findMatches,
   fuse,
   matchText,
   prepareQuery,
@@ -21,6 +20,7 @@ import {
   topicLabels,
   type QueryEmbedder,
 } from '../../src/search/relevance';
+import { ablatedStages } from '../../src/search/relevance/ablations';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
 
 const demo = useDemoCorpusDatabase();
@@ -92,8 +92,8 @@ describe('topic labels', () => {
     const text = 'will I need an umbrella in Oslo tomorrow';
     const q = await prepareQuery(demo.db, embedder, text);
     const labels = await topicLabels(demo.db, q);
-    const withTopics = await findMatches(demo.db, q, none);
-    const without = await findMatches(demo.db, q, none, { topics: false });
+    const withTopics = await matchText({ db: demo.db, embedder }, q.text, none);
+    const without = await matchText({ db: demo.db, embedder }, q.text, none, ablatedStages({ topics: false }));
     const weather = withTopics.find((m) => m.identifier === OPENWEATHER)!;
     const plain = without.find((m) => m.identifier === OPENWEATHER)!;
     expect(weather.topic).toBeGreaterThan(0);
@@ -110,17 +110,13 @@ describe('topic labels', () => {
   it('never lift an entry over the cutoff: the matched set at the cutoff is the same with and without them', async () => {
     for (const text of ['book a cheap seat to Tokyo in March', 'banana bread recipe with walnuts', 'will I need an umbrella in Oslo tomorrow']) {
       const q = await prepareQuery(demo.db, embedder, text);
-      const atCutoff = async (topics: boolean) => (await findMatches(demo.db, q, none, { minimumMatches: 0, topics })).map((m) => m.identifier).sort();
+      const atCutoff = async (topics: boolean) => (await matchText({ db: demo.db, embedder }, q.text, none, ablatedStages({ minimumMatches: 0, topics }))).map((m) => m.identifier).sort();
       expect(await atCutoff(true)).toEqual(await atCutoff(false));
-      // POST /search's pipelined path agrees.
-      const withTopics = await findMatches(demo.db, q, none);
-      const pipelined = await matchText(demo.db, embedder, text, none);
-      expect(pipelined.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(withTopics.map((m) => [m.identifier, m.relevance.toFixed(12)]));
     }
     const kiwi = 'urn:air:github.com:alpic-ai:kiwi-mcp-server-public';
     const q = await prepareQuery(demo.db, embedder, 'book a cheap seat to Tokyo in March');
-    const lifted = (await findMatches(demo.db, q, none)).find((m) => m.identifier === kiwi)!;
-    const plain = (await findMatches(demo.db, q, none, { topics: false })).find((m) => m.identifier === kiwi)!;
+    const lifted = (await matchText({ db: demo.db, embedder }, q.text, none)).find((m) => m.identifier === kiwi)!;
+    const plain = (await matchText({ db: demo.db, embedder }, q.text, none, ablatedStages({ topics: false }))).find((m) => m.identifier === kiwi)!;
     expect(lifted.topic).toBeGreaterThan(0);
     expect(lifted.score).toBeGreaterThan(plain.score + 5);
   });
@@ -131,9 +127,9 @@ describe('topic labels', () => {
     const labels = await topicLabels(demo.db, q);
     expect(labels.has('fork')).toBe(true);
     // Every candidate, none cut: the baseline is the median of the best SEMANTIC_BASELINE_DEPTH cosines.
-    const all = await findMatches(demo.db, q, none, { cutoff: 0, minimumMatches: 0 });
+    const all = await matchText({ db: demo.db, embedder }, q.text, none, ablatedStages({ cutoff: 0, minimumMatches: 0 }));
     const baseline = baselineCosine(all.map((m) => m.cosine));
-    const plain = new Map((await findMatches(demo.db, q, none, { cutoff: 0, minimumMatches: 0, topics: false })).map((m) => [m.identifier, m.relevance]));
+    const plain = new Map((await matchText({ db: demo.db, embedder }, q.text, none, ablatedStages({ cutoff: 0, minimumMatches: 0, topics: false }))).map((m) => [m.identifier, m.relevance]));
     const forked = await sql<{ identifier: string; tags: string[] }>`SELECT identifier, tags FROM entries WHERE 'fork' = ANY(tags) AND deleted_at IS NULL`.execute(demo.db);
     const candidates = forked.rows.filter((r) => all.some((m) => m.identifier === r.identifier));
     expect(candidates.length).toBeGreaterThan(0);
@@ -144,7 +140,7 @@ describe('topic labels', () => {
       expect(m.topic).toBeLessThan(topicBoost(tags, labels));
     }
     // So none of them is among the weak results the query gets.
-    const results = await findMatches(demo.db, q, none);
+    const results = await matchText({ db: demo.db, embedder }, q.text, none);
     expect(results.filter((m) => candidates.some((c) => c.identifier === m.identifier))).toEqual([]);
   });
 
@@ -163,7 +159,7 @@ describe('topic labels', () => {
 
   it('an off-topic query gets no label that lifts anything over the cutoff', async () => {
     for (const text of ['purple elephant dancing ballet', 'xqzvbl frobnicate wug']) {
-      expect(await findMatches(demo.db, await prepareQuery(demo.db, embedder, text), none, { minimumMatches: 0 })).toEqual([]);
+      expect(await matchText({ db: demo.db, embedder }, text, none, ablatedStages({ minimumMatches: 0 }))).toEqual([]);
     }
   });
 });

@@ -1,5 +1,5 @@
 import type { CatalogEntry } from '../../src/alexandria/catalog-entry';
-import { InvalidArgumentError, MalformedResourceIdError, ResourceNotFoundError } from '../../src/alexandria/errors';
+import { InvalidToolArgumentError, MalformedResourceIdError, ResourceNotFoundError } from '../../src/alexandria/errors';
 import {
   AlexandriaLibraryService,
   type IndexSearchParams,
@@ -125,16 +125,16 @@ describe('searchLibrary', () => {
     ['an empty query', { query: '   ' }, /invalid query "   ": query must be a non-empty string/],
     ['a missing query', {}, /invalid query \(missing\)/],
     ['an oversized query', { query: 'a'.repeat(1001) }, /query is at most 1000 characters/],
-  ])('rejects %s with InvalidArgumentError', async (_label, input, message) => {
+  ])('rejects %s with InvalidToolArgumentError', async (_label, input, message) => {
     const error = await thrown(service.searchLibrary(input as never));
-    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error).toBeInstanceOf(InvalidToolArgumentError);
     expect((error as Error).message).toMatch(message);
   });
 
   it('lets index failures through untouched (the transport decides what to show)', async () => {
     const failing = new AlexandriaLibraryService({ index: new FailingResourceIndex(), topics: library.topics });
     const error = await thrown(failing.searchLibrary({ query: 'x' }));
-    expect(error).not.toBeInstanceOf(InvalidArgumentError);
+    expect(error).not.toBeInstanceOf(InvalidToolArgumentError);
     expect((error as Error).message).toBe(FailingResourceIndex.SECRET);
   });
 });

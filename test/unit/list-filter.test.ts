@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
+import { editDistance } from '../../src/edit-distance';
 import { InvalidArgumentError } from '../../src/errors';
 import {
   FilterFieldError,
@@ -9,7 +10,6 @@ import {
   LIST_FILTER_FIELDS,
   LIST_FILTER_LIMITS,
   ListFilterError,
-  editDistance,
   formatListFilter,
   parseFilterTimestamp,
   parseListFilter,

@@ -112,7 +112,7 @@ describe('applyTypeWeights', () => {
 
   it('ranks and scores by relevance x the type weight; unlisted, unknown and prototype-named types weigh 1; ties by identifier', () => {
     const matches = [match('p', 0.9, 'application/paper'), match('t', 0.6, 'application/tool'), match('c', 0.45, 'constructor'), match('n', 0.45, null)];
-    const out = applyTypeWeights(matches, [], { typeWeights: weights });
+    const out = applyTypeWeights(matches, [], weights);
     expect(out.map((m) => [m.identifier, m.score, m.relevance])).toEqual([
       ['t', 60, 0.6],
       ['c', 45, 0.45],
@@ -123,11 +123,10 @@ describe('applyTypeWeights', () => {
 
   it('weighs nothing when the filter names type or no weights are set', () => {
     const matches = [match('p', 0.9, 'application/paper'), match('t', 0.6, 'application/tool')];
-    expect(applyTypeWeights(matches, [{ path: 'type', values: ['application/tool'] }], { typeWeights: weights })).toBe(matches);
+    expect(applyTypeWeights(matches, [{ path: 'type', values: ['application/tool'] }], weights)).toBe(matches);
     expect(applyTypeWeights(matches, [], {})).toBe(matches);
-    expect(applyTypeWeights(matches, [], { typeWeights: {} })).toBe(matches);
     // A filter on another field keeps the weights.
-    expect(applyTypeWeights(matches, [{ path: 'tags', values: ['x'] }], { typeWeights: weights }).map((m) => m.identifier)).toEqual(['t', 'p']);
+    expect(applyTypeWeights(matches, [{ path: 'tags', values: ['x'] }], weights).map((m) => m.identifier)).toEqual(['t', 'p']);
   });
 });
 
@@ -172,8 +171,8 @@ describe('topicBoost (topic labels, relevance6)', () => {
 
 describe('matchThreshold (minimum matches)', () => {
   const c = (identifier: string, base: number, relevance = base) => ({ identifier, base, relevance });
-  const matched = (candidates: ReturnType<typeof c>[], options = {}) => {
-    const threshold = matchThreshold(candidates, options);
+  const matched = (candidates: ReturnType<typeof c>[], options: { cutoff?: number; minimumMatches?: number } = {}) => {
+    const threshold = matchThreshold(candidates, options.cutoff, options.minimumMatches);
     return candidates.filter((x) => isMatched(x, threshold)).map((x) => x.identifier);
   };
 

@@ -1,4 +1,5 @@
-import { editDistance, isPlausibleTypo, maxTypoEdits } from '../../src/search/query-text';
+import { editDistance } from '../../src/edit-distance';
+import { isPlausibleTypo, maxTypoEdits } from '../../src/search/query-text';
 import { baselineCosine, CORRECTION_AGREEMENT_SPAN, fuse, gatedLexical, SEMANTIC_WEIGHT, semanticWeight, UNSEEN_SEMANTIC_BOOST, unseenShare } from '../../src/search/relevance';
 
 describe('edit distance guard on typo corrections', () => {

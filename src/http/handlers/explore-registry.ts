@@ -1,5 +1,5 @@
 // POST /explore (ARD §7.3)
-import { exploreRegistry as explore, type FacetRequest } from '../../search/explore-service';
+import type { FacetRequest } from '../../search/explore-service';
 import type { QueryFilter } from '../../search/query-filter';
 import type { Handler } from '../handler';
 
@@ -10,9 +10,6 @@ interface ExploreRequestBody {
 
 export const exploreRegistry: Handler = async (ctx, request) => {
   const body = request.body as ExploreRequestBody;
-  const result = await explore(
-    { db: ctx.readDb, embedder: ctx.embedder, timings: ctx.metrics.searchTimings, vocabulary: ctx.vocabulary },
-    { text: body.query?.text, filter: body.query?.filter, facets: body.resultType.facets },
-  );
+  const result = await ctx.search.explore({ text: body.query?.text, filter: body.query?.filter, facets: body.resultType.facets });
   return { status: 200, body: result };
 };

@@ -1,0 +1,167 @@
+// The ranking pipeline: the matched set for a query text, shared by POST /search (ranking) and POST /explore
+// (the matched set): one definition, one cutoff (ARD §7.3). Its stages are RankingStages; production runs
+// PRODUCTION_STAGES, the benchmark's ablations (ablations.ts) swap some of them.
+//
+// Pipelined: the lexical retrieval runs in PostgreSQL while the query is embedded, then the vector retrieval
+// and the lexical candidates' cosines run side by side on two connections, with the topic labels.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema';
+import type { NormalisedFilter } from '../query-filter';
+import { embeddingText } from '../query-text';
+import { BUNDLED_VOCABULARY, type QueryVocabulary } from '../query-vocabulary';
+import { queryWords, resolveTerms, type LexicalQuery, type PreparedQuery, type QueryEmbedder, type QueryWordsStage } from './query-understanding';
+import {
+  cosineLookup,
+  lexicalRetrieval,
+  mergeSignals,
+  namedRetrieval,
+  POSTINGS_PER_LEXEME,
+  SEMANTIC_FIELDS,
+  vectorRetrieval,
+  type CandidateSignals,
+  type CosineLookup,
+  type LexicalRetrieval,
+  type NamedRetrieval,
+  type SignalRow,
+  type VectorRetrieval,
+} from './retrieval';
+import { applyTypeWeights, calibrate, scoreSignals, threshold, toMatches, type CalibrationStage, type Match, type ThresholdStage } from './scoring';
+import { topicLabels, type TopicLabelsStage } from './topic-labels';
+
+/** The stages of the pipeline, in the order they run. */
+export interface RankingStages {
+  /** Query understanding: the words as typed, their expansions, corrections and completions. */
+  queryWords: QueryWordsStage;
+  lexicalRetrieval: LexicalRetrieval;
+  vectorRetrieval: VectorRetrieval;
+  cosineLookup: CosineLookup;
+  namedRetrieval: NamedRetrieval;
+  topicLabels: TopicLabelsStage;
+  /** Signals to [0, 1]. */
+  calibrate: CalibrationStage;
+  /** Who is matched: the cutoff and minimum matches. */
+  threshold: ThresholdStage;
+}
+
+export const PRODUCTION_STAGES: RankingStages = {
+  queryWords,
+  lexicalRetrieval: lexicalRetrieval(POSTINGS_PER_LEXEME, SEMANTIC_FIELDS),
+  vectorRetrieval: vectorRetrieval(SEMANTIC_FIELDS),
+  cosineLookup: cosineLookup(SEMANTIC_FIELDS),
+  namedRetrieval: namedRetrieval(SEMANTIC_FIELDS),
+  topicLabels,
+  calibrate,
+  threshold,
+};
+
+/**
+ * Receives the duration of the pipeline's stages, which overlap: 'embedding' (the query embedding) runs while
+ * part of 'sql' (the statements' wall time, summed) does.
+ */
+export interface StageTimings {
+  observe(stage: 'embedding' | 'sql', seconds: number): void;
+}
+
+/** What the pipeline runs on: the search service holds one (search-service.ts). */
+export interface RankingDeps {
+  db: Kysely<Database>;
+  embedder: QueryEmbedder;
+  /** The synonyms and related words that expand the query (SEARCH_SYNONYMS_FILE, ...); default the bundled tables. */
+  vocabulary?: QueryVocabulary;
+  /**
+   * Rank weight by entry type (SEARCH_TYPE_WEIGHTS; none by default), used only when the filter does not
+   * name `type`: the entry ranks and scores at relevance x weight. Membership (the cutoff) stays on the
+   * relevance itself, so explore's counts do not depend on it (applyTypeWeights).
+   */
+  typeWeights?: Readonly<Record<string, number>>;
+  timings?: StageTimings;
+}
+
+/** Sums the wall time of the statements it runs. */
+class SqlClock {
+  ms = 0;
+  async time<T>(work: () => Promise<T>): Promise<T> {
+    const start = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.ms += performance.now() - start;
+    }
+  }
+}
+
+/**
+ * The matched set for a query text and filter: every entry at or above the cutoff (and, for a query with
+ * fewer than MINIMUM_MATCHES of those, the best ones down to RELEVANCE_FLOOR) with its relevance and 0-100
+ * score, best first (by relevance x type weight when the filter leaves the types open), ties by identifier.
+ * Search pages through it; explore counts and groups it.
+ */
+export async function matchText(deps: RankingDeps, text: string, filter: NormalisedFilter, stages: RankingStages = PRODUCTION_STAGES): Promise<Match[]> {
+  const { db, embedder, timings } = deps;
+  const clock = new SqlClock();
+  const words = await clock.time(() => stages.queryWords(db, text, deps.vocabulary ?? BUNDLED_VOCABULARY));
+  const embeddingStart = performance.now();
+  const embedding = embedder.embedOne(embeddingText(text, words)).then((vector) => {
+    timings?.observe('embedding', (performance.now() - embeddingStart) / 1000);
+    return vector;
+  });
+  // Awaited below; a failure of the lexical side first must not leave this rejection unhandled.
+  embedding.catch(() => undefined);
+  const lexical: LexicalQuery = { text, model: embedder.id, dimensions: embedder.dimensions, ...(await clock.time(() => resolveTerms(db, words))) };
+  const lexicalRows = clock.time(() => stages.lexicalRetrieval(db, lexical, filter, null));
+  lexicalRows.catch(() => undefined);
+  // Usually the lexical retrieval is done first. When the embedding is (a cached query vector: a repeated
+  // query, the next page), the vector retrieval starts at once instead of waiting for it.
+  const embeddedFirst = await Promise.race([embedding.then(() => true), lexicalRows.then(() => false)]);
+  const q: PreparedQuery = { ...lexical, vector: await embedding };
+  const namedRows = clock.time(() => stages.namedRetrieval(db, q, filter));
+  namedRows.catch(() => undefined);
+  const topics = clock.time(() => stages.topicLabels(db, q));
+  topics.catch(() => undefined);
+  let rows: SignalRow[];
+  if (embeddedFirst) {
+    const [lexicalFound, vectorRows] = await Promise.all([lexicalRows, clock.time(() => stages.vectorRetrieval(db, q, filter, []))]);
+    const scored = new Set(vectorRows.map((r) => r.identifier));
+    const unscored = lexicalFound.map((r) => r.identifier).filter((id) => !scored.has(id));
+    rows = [...lexicalFound, ...vectorRows, ...(await clock.time(() => stages.cosineLookup(db, q, unscored)))];
+  } else {
+    // Both cores are free again: the new vector candidates and the lexical candidates' cosines run at the same time.
+    const lexicalFound = await lexicalRows;
+    const known = lexicalFound.map((r) => r.identifier);
+    const [vectorRows, cosineRows] = await clock.time(() => Promise.all([stages.vectorRetrieval(db, q, filter, known), stages.cosineLookup(db, q, known)]));
+    rows = [...lexicalFound, ...vectorRows, ...cosineRows];
+  }
+  rows.push(...(await namedRows));
+  const labels = await topics;
+  timings?.observe('sql', clock.ms / 1000);
+  return scoreCandidates(deps, stages, q, mergeSignals(rows), labels, filter);
+}
+
+/**
+ * Signals to relevance, the threshold, the order and the type weights. The cutoff reads the relevance
+ * without the topic labels: a label reorders matches, it never lifts one over the cutoff ("banana bread"
+ * stands out for the tag "fork"). The threshold depends on the text alone: when a filtered query's own
+ * candidates would lower it, those of the text without the filter are retrieved to find it (only then: a
+ * threshold the cutoff alone meets is not changed by more candidates).
+ */
+async function scoreCandidates(
+  deps: RankingDeps,
+  stages: RankingStages,
+  q: PreparedQuery,
+  rows: CandidateSignals[],
+  topics: ReadonlyMap<string, number>,
+  filter: NormalisedFilter,
+): Promise<Match[]> {
+  const scored = scoreSignals(q, rows, topics, stages.calibrate);
+  let matched = stages.threshold(scored);
+  if (matched.fill.size > 0 && filter.length > 0) {
+    matched = stages.threshold(scoreSignals(q, await unfilteredCandidates(deps.db, stages, q), topics, stages.calibrate));
+  }
+  return applyTypeWeights(toMatches(scored, matched), filter, deps.typeWeights ?? {});
+}
+
+/** Every candidate of the query without a filter, the embedding known: the three retrievals at the same time. */
+async function unfilteredCandidates(db: Kysely<Database>, stages: RankingStages, q: PreparedQuery): Promise<CandidateSignals[]> {
+  const [lexicalRows, vectorRows, namedRows] = await Promise.all([stages.lexicalRetrieval(db, q, [], q), stages.vectorRetrieval(db, q, [], []), stages.namedRetrieval(db, q, [])]);
+  return mergeSignals([...lexicalRows, ...vectorRows, ...namedRows]);
+}

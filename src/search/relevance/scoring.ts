@@ -1,0 +1,140 @@
+// From signals to the matched set: calibration, fusion with the topic labels, the cutoff (with minimum
+// matches), the order, and the type weights. The matched set is what search pages through and explore counts.
+import type { NormalisedFilter } from '../query-filter';
+import { compareText } from '../query-text';
+import type { LexicalQuery } from './query-understanding';
+import type { CandidateSignals } from './retrieval';
+import { baselineCosine, fuse, gatedLexical, semanticAgreement, semanticSignal, semanticWeight, toScore } from './signals';
+import { topicBoost } from './topic-labels';
+
+/**
+ * Entries under this relevance are not in the matched set (search results, explore counts). Guards the
+ * off-topic queries: the lowest threshold at which they keep fewer than 3 results on average (dev half of
+ * bench/relevance); docs/relevance.md has what it keeps of the relevant entries.
+ */
+export const RELEVANCE_CUTOFF = 0.25;
+/**
+ * Minimum matches (docs/relevance.md): a query whose text brings fewer than MINIMUM_MATCHES entries to
+ * RELEVANCE_CUTOFF also gets its best candidates, by relevance, down to RELEVANCE_FLOOR, up to MINIMUM_MATCHES
+ * in all (matchThreshold). Guards long, specific needs ("which cargo ships are anchored off Rotterdam right
+ * now") whose entry stands first just under the cutoff. 3 and 0.15: the most results and the lowest floor that
+ * keep the cutoff's rule for the off-topic queries.
+ */
+export const MINIMUM_MATCHES = 3;
+export const RELEVANCE_FLOOR = 0.15;
+
+export interface Match {
+  identifier: string;
+  /** What the cutoff reads: the fused signals. */
+  relevance: number;
+  /** 0-100: relevance x the entry type's weight (1 unless typeWeights apply); the list is in its order. */
+  score: number;
+  /** The entry's media type; null if unknown (typeWeights then count it as 1). */
+  type: string | null;
+  semantic: number;
+  lexical: number;
+  /** Raw best cosine similarity (before calibration). */
+  cosine: number;
+  /** What the query's topic labels add (0 to TOPIC_WEIGHT, before fusion): topicBoost, x semanticAgreement under the cutoff. */
+  topic: number;
+}
+
+/** A candidate's two signals on [0, 1] from its raw ones; `baseline` is the query's semantic baseline. */
+export type CalibrationStage = (row: CandidateSignals, baseline: number) => { semantic: number; lexical: number };
+
+/** The cosine calibrated; the lexical signal with the guesses' share gated by semantic agreement. */
+export const calibrate: CalibrationStage = (row, baseline) => ({
+  semantic: semanticSignal(row.cosine),
+  lexical: gatedLexical(row.lexical, row.typedLexical, row.cosine, baseline),
+});
+
+/** A candidate's signals after calibration and the corrections' semantic gate, and its relevance with the topic labels. */
+export interface ScoredCandidate {
+  identifier: string;
+  row: CandidateSignals;
+  semantic: number;
+  lexical: number;
+  /** The relevance without the topic labels: what the cutoff reads. */
+  base: number;
+  topic: number;
+  relevance: number;
+}
+
+export function scoreSignals(
+  q: Pick<LexicalQuery, 'unseenShare'>,
+  rows: CandidateSignals[],
+  topics: ReadonlyMap<string, number>,
+  calibration: CalibrationStage,
+): ScoredCandidate[] {
+  const baseline = baselineCosine(rows.map((r) => r.cosine));
+  const weight = semanticWeight(q.unseenShare);
+  return rows.map((row) => {
+    const { semantic, lexical } = calibration(row, baseline);
+    const base = fuse(semantic, lexical, weight);
+    // A label lifts a match freely. An entry under RELEVANCE_CUTOFF has no evidence of its own, and there a
+    // label is a guess like a correction: it counts by the entry's semantic agreement ("banana bread" stands
+    // out for the tag "fork", which GitHub's server holds). The production cutoff, whatever threshold the
+    // pipeline applies, so the benchmark's uncut list shows production relevance.
+    const labelled = topicBoost(row.tags, topics);
+    const topic = base >= RELEVANCE_CUTOFF ? labelled : labelled * semanticAgreement(row.cosine, baseline);
+    return { identifier: row.identifier, row, semantic, lexical, base, topic, relevance: fuse(topic, base, 1) };
+  });
+}
+
+/**
+ * What a candidate needs to be matched: base relevance (without the topic labels) at the cutoff, or, when
+ * fewer than MINIMUM_MATCHES candidates reach it, to be one of the MINIMUM_MATCHES best by relevance (topic
+ * labels included; ties by identifier) among those at RELEVANCE_FLOOR or above: `fill`, which depends on the
+ * query text alone (the pipeline's scoring).
+ */
+export interface MatchThreshold {
+  cutoff: number;
+  fill: ReadonlySet<string>;
+}
+
+type ThresholdCandidate = { identifier: string; base: number; relevance: number };
+
+/** The matched set's threshold over a query's scored candidates. */
+export type ThresholdStage = (candidates: ReadonlyArray<ThresholdCandidate>) => MatchThreshold;
+
+export function matchThreshold(candidates: ReadonlyArray<ThresholdCandidate>, cutoff = RELEVANCE_CUTOFF, minimum = MINIMUM_MATCHES): MatchThreshold {
+  if (minimum <= 0 || candidates.filter((c) => c.base >= cutoff).length >= minimum) return { cutoff, fill: new Set() };
+  const best = candidates
+    .filter((c) => c.relevance >= RELEVANCE_FLOOR)
+    .sort((a, b) => b.relevance - a.relevance || compareIdentifiers(a, b))
+    .slice(0, minimum);
+  return { cutoff, fill: new Set(best.map((c) => c.identifier)) };
+}
+
+/** The production threshold: RELEVANCE_CUTOFF with MINIMUM_MATCHES. */
+export const threshold: ThresholdStage = (candidates) => matchThreshold(candidates);
+
+export function isMatched(c: { identifier: string; base: number }, threshold: MatchThreshold): boolean {
+  return c.base >= threshold.cutoff || threshold.fill.has(c.identifier);
+}
+
+/** The matched candidates as matches, best first (relevance, then identifier). */
+export function toMatches(scored: ScoredCandidate[], threshold: MatchThreshold): Match[] {
+  return scored
+    .filter((c) => isMatched(c, threshold))
+    .map(({ row, semantic, lexical, topic, relevance }) => ({ identifier: row.identifier, type: row.type, relevance, score: toScore(relevance), semantic, lexical, cosine: row.cosine, topic }))
+    .sort((a, b) => b.relevance - a.relevance || compareIdentifiers(a, b));
+}
+
+function compareIdentifiers(a: { identifier: string }, b: { identifier: string }): number {
+  return compareText(a.identifier, b.identifier);
+}
+
+/**
+ * The type weights (SEARCH_TYPE_WEIGHTS) of a search whose filter does not name `type`: each match ranks
+ * and scores at relevance x its type's weight, ties by identifier. The matched set is the same (the cutoff
+ * read the relevance), so POST /explore's count for a type is what filtering on it returns. A filter on
+ * `type` means the client chose the types: nothing is weighted.
+ */
+export function applyTypeWeights(matches: Match[], filter: NormalisedFilter, weights: Readonly<Record<string, number>>): Match[] {
+  if (Object.keys(weights).length === 0 || filter.some((f) => f.path === 'type')) return matches;
+  return matches
+    .map((match) => ({ match, rank: match.relevance * (match.type !== null && Object.hasOwn(weights, match.type) ? weights[match.type] : 1) }))
+    .sort((a, b) => b.rank - a.rank || compareIdentifiers(a.match, b.match))
+    .map(({ match, rank }) => (rank === match.relevance ? match : { ...match, score: toScore(rank) }));
+}
