@@ -133,7 +133,7 @@ describe('federation auto across real registries (ARD §8)', () => {
     expect(res.body.referrals).toBeUndefined();
   });
 
-  it('a cycle A -> B -> A terminates, and results of a second hop keep their own source (loop protection)', async () => {
+  it('a cycle A -> B -> A terminates; a second hop result names the peer that answered, as B does not know C (loop protection)', async () => {
     // B asks A (hops left 1, visited B and A); A may not ask B back but asks C, with no hop left.
     const okCount = (reg: TestRegistry, peer: string) => reg.ctx.federation.metrics.snapshot().peers[peer]?.outcomes.ok ?? 0;
     const before = okCount(a, urlOf(portC));
@@ -142,8 +142,10 @@ describe('federation auto across real registries (ARD §8)', () => {
     expect(res.status).toBe(200);
     expectValid(res.body);
     const sources = new Set(res.body.results.map((r: { source: string }) => r.source));
-    expect(sources.has(urlOf(portC))).toBe(true); // reached through A
-    expect(res.body.results.find((r: { displayName: string }) => r.displayName === 'Korean News Agent')?.source).toBe(urlOf(portC));
+    // C's entries reached B through A: A answered, and B knows no registry at C's URL, so A is their source.
+    expect(sources.has(urlOf(portC))).toBe(false);
+    expect(res.body.results.find((r: { displayName: string }) => r.displayName === 'Korean News Agent')?.source).toBe(urlOf(portA));
+    expect(b.ctx.federation.metrics.snapshot().peers[urlOf(portA)]!.resolutions.source_replaced).toBeGreaterThan(0);
     expect(okCount(a, urlOf(portC))).toBe(before + 1);
     expect(okCount(a, urlOf(portB))).toBe(aAskedB); // A did not ask B back
     expect(okCount(b, urlOf(portA))).toBeGreaterThan(0);
@@ -308,8 +310,8 @@ describe('misbehaving peers and the time budget', () => {
     expect(res.status).toBe(200);
     expectValid(res.body);
     const byId = new Map<string, { source: string }>(res.body.results.map((r: { identifier: string; source: string }) => [r.identifier, r]));
-    // A peer's own valid source is kept; a missing one becomes the peer's URL.
-    expect(byId.get('urn:air:peer.example:mcp:good-one')?.source).toBe('https://upstream.example/registry/');
+    // A source the peer writes for a registry this one does not know, or none, becomes the peer's URL.
+    expect(byId.get('urn:air:peer.example:mcp:good-one')?.source).toBe(good.url);
     expect(byId.get('urn:air:peer.example:mcp:good-two')?.source).toBe(good.url);
     expect(byId.has('urn:air:peer.example:mcp:partial-valid')).toBe(true);
     expect(byId.has('urn:air:peer.example:mcp:slow-one')).toBe(false);
@@ -331,6 +333,8 @@ describe('misbehaving peers and the time budget', () => {
     expect(good.requests[0]!.headers['ard-federation-hops']).toBe('0');
     expect(String(good.requests[0]!.headers['ard-federation-visited'])).toContain(m.ctx.config.publicUrl);
     expect((good.requests[0]!.body as { federation: string }).federation).toBe('none');
+    // Page sizes never grow across hops: the peer is asked for what the caller asked.
+    expect((good.requests[0]!.body as { pageSize: number }).pageSize).toBe(50);
   });
 });
 
