@@ -172,7 +172,7 @@ describe('a hostile peer', () => {
     // Calibration learns from the peer's own answers: a few queries first, as a running registry would have seen.
     for (const text of ['dashboards and metrics', 'log search', 'alerting rules', 'incident timeline']) await h.post('/search', { query: { text }, pageSize: 10 });
     const query = { query: { text: 'weather forecast' }, pageSize: 30 };
-    const [res, own] = await Promise.all([h.post('/search', query), h.post('/search', { ...query, federation: 'none' })]);
+    const res = await h.post('/search', query);
     expect(res.status).toBe(200);
     const results = res.body.results as Result[];
     // The held identifier is served from the local copy, whatever page: never the peer's name or source.
@@ -189,12 +189,20 @@ describe('a hostile peer', () => {
     const ids = results.map((r) => r.identifier);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).not.toContain('urn:air:evil.example:mcp:bad');
-    // Scores: on our scale, ordered; a peer calling everything 100 does not outrank our best match.
+    // Scores: on our scale (0-100 whatever the peer wrote), ordered.
     expectOrderedScores(results);
-    expect(results[0]!.source).not.toBe(hostile.url);
-    const flood = results.filter((r) => r.source === hostile.url);
+    expect(results.filter((r) => r.source === hostile.url).length).toBeGreaterThan(0);
+    // A peer that calls everything 100 lands in the middle of our scale: below a strong match of ours.
+    const strong = { query: { text: 'grafana dashboards' }, pageSize: 30 };
+    const [fed, ownStrong] = await Promise.all([h.post('/search', strong), h.post('/search', { ...strong, federation: 'none' })]);
+    expect(ownStrong.body.results[0]).toMatchObject({ identifier: GRAFANA });
+    expect(fed.body.results[0]).toMatchObject({ identifier: GRAFANA, source: h.ctx.config.publicUrl, score: ownStrong.body.results[0].score });
+    expect(fed.body.results[0].displayName).not.toContain('SPOOFED');
+    const flood = (fed.body.results as Result[]).filter((r) => r.source === hostile.url);
     expect(flood.length).toBeGreaterThan(0);
-    for (const r of flood) expect(r.score).toBeLessThan(own.body.results[0].score);
+    for (const r of flood) expect(r.score).toBeLessThan(ownStrong.body.results[0].score);
+    expect(flood[0]!.score).toBeLessThan(80);
+    expectOrderedScores(fed.body.results);
     const counters = h.ctx.federation.metrics.snapshot().peers[hostile.url]!;
     expect(counters.dropped.duplicate).toBeGreaterThan(0);
     expect(counters.dropped.fails_catalog_schema).toBeGreaterThan(0);
