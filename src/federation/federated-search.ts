@@ -187,9 +187,17 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
       timeLeft,
       signal: controller.signal,
     };
+    // A peer whose results are not resolved by the deadline (its answer, the local-copy lookup, the
+    // completions) is left out like a slow one.
+    const deadlinePassed = new Promise<null>((resolve) => controller.signal.addEventListener('abort', () => resolve(null), { once: true }));
+    const untilDeadline = (c: { peer: Peer; cursor: PeerCursor }) => {
+      const fetching = fetchPeerList(c, pageSize, call, resolveContext);
+      fetching.catch(() => undefined);
+      return Promise.race([fetching, deadlinePassed]);
+    };
     const [{ matches, page }, fetched] = await Promise.all([
       local,
-      timed(deps.timings, 'federation', () => Promise.all(cursors.map((c) => fetchPeerList(c, pageSize, call, resolveContext)))),
+      timed(deps.timings, 'federation', () => Promise.all(cursors.map(untilDeadline))),
     ]);
     release?.();
 

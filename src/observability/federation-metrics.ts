@@ -1,6 +1,6 @@
 // Exports the federation's own counters (src/federation/metrics.ts) at scrape time.
 import type { Federation } from '../federation/federation-service';
-import { PEER_OUTCOMES, RESOLUTIONS } from '../federation/metrics';
+import { PEER_OUTCOMES, RESOLUTIONS, type PeerCounters } from '../federation/metrics';
 import { DROP_REASONS, TOLERATED_KINDS } from '../federation/peer-response';
 import { registerSnapshotGauge, type RegistryMetrics } from './metrics';
 
@@ -35,25 +35,35 @@ export function registerFederationMetrics(metrics: RegistryMetrics, federation: 
     labelNames: [] as const,
     read: () => [{ labels: {}, value: federation.metrics.snapshot().loopsAnsweredLocally }],
   });
-  registerSnapshotGauge(metrics, {
-    name: 'ard_federation_peer_results_dropped',
-    help: 'Peer results dropped since start, by peer and reason (not_an_object, invalid_identifier, fails_catalog_schema, duplicate, completion_invalid).',
-    labelNames: ['peer', 'reason'] as const,
-    read: () =>
-      Object.entries(federation.metrics.snapshot().peers).flatMap(([peer, c]) => DROP_REASONS.map((reason) => ({ labels: { peer, reason }, value: c.dropped[reason] }))),
-  });
-  registerSnapshotGauge(metrics, {
-    name: 'ard_federation_peer_tolerated',
-    help: 'Departures from the schema tolerated in peer answers since start, by peer and kind (unknown top-level fields, null pageToken, null fields, missing or out-of-range or misordered scores).',
-    labelNames: ['peer', 'kind'] as const,
-    read: () =>
-      Object.entries(federation.metrics.snapshot().peers).flatMap(([peer, c]) => TOLERATED_KINDS.map((kind) => ({ labels: { peer, kind }, value: c.tolerated[kind] }))),
-  });
-  registerSnapshotGauge(metrics, {
-    name: 'ard_federation_peer_results_resolved',
-    help: "Peer results resolved before the merge since start, by peer and how: completed through the peer's GET /agents/{identifier} (or not), served from the local copy, source replaced by the peer's URL.",
-    labelNames: ['peer', 'resolution'] as const,
-    read: () =>
-      Object.entries(federation.metrics.snapshot().peers).flatMap(([peer, c]) => RESOLUTIONS.map((resolution) => ({ labels: { peer, resolution }, value: c.resolutions[resolution] }))),
-  });
+  const perPeer = <L extends string, K extends string>(name: string, help: string, label: L, keys: readonly K[], count: (c: PeerCounters, key: K) => number) =>
+    registerSnapshotGauge(metrics, {
+      name,
+      help,
+      labelNames: ['peer', label] as const,
+      read: () =>
+        Object.entries(federation.metrics.snapshot().peers).flatMap(([peer, c]) =>
+          keys.map((key) => ({ labels: { peer, [label]: key } as Record<'peer' | L, string>, value: count(c, key) })),
+        ),
+    });
+  perPeer(
+    'ard_federation_peer_results_dropped',
+    'Peer results dropped since start, by peer and reason (not_an_object, invalid_identifier, fails_catalog_schema, duplicate, completion_invalid).',
+    'reason',
+    DROP_REASONS,
+    (c, reason) => c.dropped[reason],
+  );
+  perPeer(
+    'ard_federation_peer_tolerated',
+    'Departures from the schema tolerated in peer answers since start, by peer and kind (unknown top-level fields, null pageToken, null fields, missing or out-of-range or misordered scores).',
+    'kind',
+    TOLERATED_KINDS,
+    (c, kind) => c.tolerated[kind],
+  );
+  perPeer(
+    'ard_federation_peer_results_resolved',
+    "Peer results resolved before the merge since start, by peer and how: completed through the peer's GET /agents/{identifier} (or not), served from the local copy, source replaced by the peer's URL.",
+    'resolution',
+    RESOLUTIONS,
+    (c, resolution) => c.resolutions[resolution],
+  );
 }

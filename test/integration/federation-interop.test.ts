@@ -1,13 +1,9 @@
 // Federation with peers no one here wrote (docs/federation.md): a hub indexing ToolHive federates with
 // test peers that answer like the ARD reference registry, like a v0.91 registry, and like hostile
 // ones. Each test asserts what the user of the hub sees.
-import fs from 'node:fs';
-import path from 'node:path';
-import { markDeleted } from '../../src/catalog/entry-repository';
 import type { RegistryConfig } from '../../src/config';
 import { withQueryCache } from '../../src/embedding/embedder';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
-import { CORPUS_DIR } from '../../src/ingest/demo-corpus';
 import { createOpenApiBackend } from '../../src/http/openapi';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 import {
@@ -19,7 +15,7 @@ import {
   startScriptedPeer,
   startV091LikePeer,
 } from '../helpers/interop-peers';
-import { freePort, type FakePeer } from '../helpers/peers';
+import { freePort, keepOnlyManifest, type FakePeer } from '../helpers/peers';
 
 const embedder = withQueryCache(new UseLiteEmbedder());
 const api = createOpenApiBackend();
@@ -35,9 +31,7 @@ async function hub(config: Partial<RegistryConfig>, manifest: string): Promise<T
     config: { port, publicUrl: `http://127.0.0.1:${port}/`, federationBudgetMs: 4000, ...config },
     context: { embedder },
   });
-  const keep = new Set(JSON.parse(fs.readFileSync(path.join(CORPUS_DIR, manifest), 'utf8')).entries.map((e: { identifier: string }) => e.identifier));
-  const all = await reg.ctx.db.selectFrom('entries').select('identifier').execute();
-  await markDeleted(reg.ctx.db, all.map((r) => r.identifier).filter((id) => !keep.has(id)), new Date());
+  await keepOnlyManifest(reg.ctx.db, manifest);
   registries.push(reg);
   return reg;
 }
@@ -134,6 +128,10 @@ describe('a peer that answers like the reference registry', () => {
     expect(counters.tolerated.null_page_token).toBe(5);
     expect(counters.tolerated.unknown_top_level_field).toBe(5);
     expect(h.ctx.federation.breakers.state(reference.url)).toBe('closed');
+    // ... and what was tolerated is in /metrics.
+    const metrics = await h.get('/metrics');
+    expect(metrics.body).toContain(`ard_federation_peer_tolerated{peer="${reference.url}",kind="null_page_token"} 5`);
+    expect(metrics.body).toContain(`ard_federation_peer_calls{peer="${reference.url}",outcome="ok"} 5`);
   });
 });
 

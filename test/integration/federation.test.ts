@@ -1,18 +1,14 @@
 // Federation across real registries of this project on loopback (ARD §8): A indexes ToolHive, B the
 // Docker MCP registry (37 identifiers in common with ToolHive), C the AgentFinder sample.
 // A -> B, C and B -> A (a cycle), FEDERATION_MAX_HOPS 2 on both.
-import fs from 'node:fs';
-import path from 'node:path';
-import { markDeleted } from '../../src/catalog/entry-repository';
 import { FINISH_RESERVE_MS } from '../../src/federation/federated-search';
 import type { RegistryConfig } from '../../src/config';
 import { withQueryCache } from '../../src/embedding/embedder';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
-import { CORPUS_DIR } from '../../src/ingest/demo-corpus';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { createOpenApiBackend } from '../../src/http/openapi';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
-import { freePort, json, resultItem, startFakePeer, type FakePeer } from '../helpers/peers';
+import { freePort, json, keepOnlyManifest, resultItem, startFakePeer, type FakePeer } from '../helpers/peers';
 
 const embedder = withQueryCache(new UseLiteEmbedder());
 const api = createOpenApiBackend();
@@ -28,12 +24,7 @@ async function registry(port: number, config: Partial<RegistryConfig>, manifest?
     config: { port, publicUrl: `http://127.0.0.1:${port}/`, federationBudgetMs: 5000, ...config },
     context: { embedder },
   });
-  if (manifest) {
-    // The demo-corpus template holds all manifests: keep only this one's identifiers.
-    const keep = new Set(JSON.parse(fs.readFileSync(path.join(CORPUS_DIR, manifest), 'utf8')).entries.map((e: { identifier: string }) => e.identifier));
-    const all = await reg.ctx.db.selectFrom('entries').select('identifier').execute();
-    await markDeleted(reg.ctx.db, all.map((r) => r.identifier).filter((id) => !keep.has(id)), new Date());
-  }
+  if (manifest) await keepOnlyManifest(reg.ctx.db, manifest);
   return reg;
 }
 
