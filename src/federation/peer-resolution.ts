@@ -18,6 +18,12 @@ import { normalisePeerBase, type Peer } from './peer-directory';
 import type { PeerClients } from './peer-client';
 import { checkPeerEntry, type PeerEntry, type PeerResult } from './peer-response';
 
+/**
+ * Completions give up this long before the peers' deadline, so that a result whose complete entry did
+ * not come in time still reaches the merge (in the v0.91 shape) before the peer is cut off.
+ */
+export const COMPLETION_RESERVE_MS = 25;
+
 /** A peer's result as believed: the entry to show (or null: dropped), its source, its raw score. */
 export interface ResolvedResult {
   entry: CatalogEntry | PeerEntry | null;
@@ -73,9 +79,10 @@ async function completeResult(ctx: ResolveContext, peer: Peer, item: PeerResult,
   const key = peer.baseUrl;
   const id = item.entry.identifier;
   let full: Record<string, unknown> | null = null;
-  if (ctx.timeLeft() > 0 && !ctx.signal.aborted) {
+  const timeoutMs = ctx.timeLeft() - COMPLETION_RESERVE_MS;
+  if (timeoutMs > 0 && !ctx.signal.aborted) {
     try {
-      full = await retrievePeerEntry(ctx.clients.forPeer(peer), peer, id, { timeoutMs: ctx.timeLeft(), signal: ctx.signal });
+      full = await retrievePeerEntry(ctx.clients.forPeer(peer), peer, id, { timeoutMs, signal: ctx.signal });
     } catch (err) {
       if (!(err instanceof PeerSearchError)) throw err;
       if (ctx.metrics.firstSeen(key, `completion ${err.outcome}`)) ctx.logger.warn({ peer: key, outcome: err.outcome, err: err.message }, 'peer entry could not be retrieved; the result keeps the v0.91 shape');

@@ -31,11 +31,15 @@ function queryText(body: unknown): string {
   return String((body as { query?: { text?: unknown } } | undefined)?.query?.text ?? '');
 }
 
+/** What a `retrievable` returns for a GET /agents/{identifier} that is never answered (closed with the peer). */
+export const NEVER_ANSWER = Symbol('never answer');
+
 /** GET /agents/{identifier} from `lookup`; the identifier is one percent-encoded path segment (ARD v0.91 §5.3.4). */
 function retrieve(req: http.IncomingMessage, res: http.ServerResponse, lookup: (id: string) => unknown): boolean {
   const match = /^\/agents\/([^/?]+)$/.exec(req.url ?? '');
   if (req.method !== 'GET' || !match) return false;
   const found = lookup(decodeURIComponent(match[1]!));
+  if (found === NEVER_ANSWER) return true;
   if (found) json(res, 200, found);
   else json(res, 404, { errorCode: 'NOT_FOUND', message: 'no such entry' });
   return true;

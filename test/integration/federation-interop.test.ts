@@ -7,6 +7,7 @@ import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
 import { createOpenApiBackend } from '../../src/http/openapi';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 import {
+  NEVER_ANSWER,
   peerEntry,
   startHeaderIgnoringLoopPeer,
   startHtmlPeer,
@@ -28,7 +29,7 @@ async function hub(config: Partial<RegistryConfig>, manifest: string): Promise<T
   const port = await freePort();
   const reg = await startTestRegistry({
     withDemoCorpus: true,
-    config: { port, publicUrl: `http://127.0.0.1:${port}/`, federationBudgetMs: 4000, ...config },
+    config: { port, publicUrl: `http://127.0.0.1:${port}/`, federationBudgetMs: 4000, requestTimeoutMs: 60_000, ...config },
     context: { embedder },
   });
   await keepOnlyManifest(reg.ctx.db, manifest);
@@ -241,5 +242,26 @@ describe('loops without our headers', () => {
     expect(results.filter((r) => r.source === loopHub!.ctx.config.publicUrl).length).toBeGreaterThan(0);
     // Page size did not grow on our side: we asked the looper for what the user asked.
     expect((looper.requests[0]!.body as { pageSize: number }).pageSize).toBe(10);
+  });
+});
+
+describe('completion within the budget', () => {
+  it('a peer whose GET /agents/{identifier} never answers costs no more than the budget; its result keeps the v0.91 shape', async () => {
+    const hanging = await peer(startV091LikePeer([{ identifier: 'urn:air:slow.example:mcp:weather-later', score: 70 }], () => NEVER_ANSWER));
+    const port = await freePort();
+    const budget = 1500;
+    const small = await startTestRegistry({
+      withDemoCorpus: false,
+      config: { port, publicUrl: `http://127.0.0.1:${port}/`, peers: [hanging.url], federationBudgetMs: budget },
+      context: { embedder },
+    });
+    registries.push(small);
+    const started = performance.now();
+    const res = await small.post('/search', { query: { text: 'weather later' }, pageSize: 10 });
+    const elapsed = performance.now() - started;
+    expect(res.status).toBe(200);
+    expect(elapsed).toBeLessThanOrEqual(budget + 100);
+    expect(res.body.results).toEqual([{ identifier: 'urn:air:slow.example:mcp:weather-later', score: expect.any(Number), source: hanging.url }]);
+    expect(small.ctx.federation.metrics.snapshot().peers[hanging.url]!.resolutions.completion_failed).toBe(1);
   });
 });
