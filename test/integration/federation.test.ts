@@ -253,7 +253,9 @@ describe('misbehaving peers and the time budget', () => {
 
   beforeAll(async () => {
     good = await startFakePeer((_req, res) =>
-      json(res, 200, { results: [resultItem('good-one', 90, 'https://upstream.example/registry/'), resultItem('good-two', 80)] }),
+      json(res, 200, {
+        results: [resultItem('good-one', 90, 'https://upstream.example/registry/'), resultItem('good-two', 80), resultItem('relayed', 75, `${partial.url}search`)],
+      }),
     );
     slow = await startFakePeer((_req, res) => {
       hold.push(() => json(res, 200, { results: [resultItem('slow-one', 99)] }));
@@ -304,6 +306,8 @@ describe('misbehaving peers and the time budget', () => {
     // A source the peer writes for a registry this one does not know, or none, becomes the peer's URL.
     expect(byId.get('urn:air:peer.example:mcp:good-one')?.source).toBe(good.url);
     expect(byId.get('urn:air:peer.example:mcp:good-two')?.source).toBe(good.url);
+    // A source naming a registry this one knows (another peer, here by its search route) is kept, normalised.
+    expect(byId.get('urn:air:peer.example:mcp:relayed')?.source).toBe(m.ctx.config.peers[7]);
     expect(byId.has('urn:air:peer.example:mcp:partial-valid')).toBe(true);
     expect(byId.has('urn:air:peer.example:mcp:slow-one')).toBe(false);
     expect(byId.has('urn:air:peer.example:mcp:huge')).toBe(false);
