@@ -3,7 +3,7 @@
 // referrals and auto mode.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
-import { MEDIA_TYPES, type CatalogEntry } from './catalog-entry';
+import { MEDIA_TYPES, searchableText, type CatalogEntry } from './catalog-entry';
 
 export const REGISTRY_TYPES: readonly string[] = [MEDIA_TYPES.registry, MEDIA_TYPES.registryLegacy];
 
@@ -13,6 +13,8 @@ export interface KnownRegistry {
   type: string;
   /** The registry's base URL (entry.url); absent when the entry carries it inline as data. */
   url: string | undefined;
+  /** What the entry says of the registry (searchableText): referrals rank known registries by it. */
+  text: string;
 }
 
 export async function listKnownRegistries(db: Kysely<Database>): Promise<KnownRegistry[]> {
@@ -28,5 +30,6 @@ export async function listKnownRegistries(db: Kysely<Database>): Promise<KnownRe
     displayName: r.display_name,
     type: r.type,
     url: typeof (r.entry as CatalogEntry).url === 'string' ? (r.entry as CatalogEntry).url : undefined,
+    text: searchableText(r.entry as CatalogEntry),
   }));
 }

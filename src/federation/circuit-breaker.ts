@@ -1,72 +1,71 @@
-// One circuit per peer: closed (calls go through), open after `threshold` consecutive failures
-// (calls are skipped, so a dead peer stops costing every request its whole budget), half-open once
-// `cooldownMs` has passed (exactly one trial call; success closes, failure re-opens).
+// One circuit per peer, on cockatiel's circuit breaker: closed (calls go through), open after
+// `threshold` consecutive failures (calls are skipped, so a dead peer stops costing every request its
+// whole budget), half-open once `cooldownMs` has passed (one trial call; success closes, failure
+// re-opens). Only failures that `countsAgainstPeer` are counted; any other error passes through
+// uncounted (a 4xx says the peer is alive and refused this query).
+//
+// While the trial is in flight, other searches skip the peer (`circuit_open`) instead of queueing
+// behind the trial as cockatiel would: a trial to a dead peer lasts the whole budget, and a search
+// that waited for it would have no time left for its own call.
+import { circuitBreaker, BrokenCircuitError, CircuitState, ConsecutiveBreaker, handleWhen, IsolatedCircuitError, type CircuitBreakerPolicy } from 'cockatiel';
 
-export type CircuitState = 'closed' | 'open' | 'half-open';
+export type PeerCircuitState = 'closed' | 'open' | 'half-open';
 
 export interface CircuitBreakerOptions {
   threshold: number;
   cooldownMs: number;
-  now?: () => number;
+  /** Which errors count as the peer failing. */
+  countsAgainstPeer: (error: Error) => boolean;
 }
 
-interface Circuit {
-  failures: number;
-  openedAt: number;
-  state: CircuitState;
-  trialInFlight: boolean;
+/** The circuit of the peer is open (or its half-open trial is in flight): the call was not made. */
+export class CircuitOpenError extends Error {
+  override name = 'CircuitOpenError';
 }
 
 export class CircuitBreakers {
-  private readonly circuits = new Map<string, Circuit>();
-  private readonly now: () => number;
+  private readonly circuits = new Map<string, CircuitBreakerPolicy>();
 
-  constructor(private readonly options: CircuitBreakerOptions) {
-    this.now = options.now ?? Date.now;
-  }
+  constructor(private readonly options: CircuitBreakerOptions) {}
 
-  /** Whether a call to `key` may go out now; in half-open state this claims the single trial. */
-  tryAcquire(key: string): boolean {
-    const c = this.circuits.get(key);
-    if (!c || c.state === 'closed') return true;
-    if (c.state === 'open') {
-      if (this.now() - c.openedAt < this.options.cooldownMs) return false;
-      c.state = 'half-open';
-      c.trialInFlight = false;
+  /** Runs `call` through the circuit of `key`; CircuitOpenError when the circuit skips it. */
+  async execute<T>(key: string, call: () => Promise<T>): Promise<T> {
+    const circuit = this.circuitOf(key);
+    if (circuit.state === CircuitState.HalfOpen || circuit.state === CircuitState.Isolated) throw new CircuitOpenError(`circuit of ${key} is ${this.state(key)}`);
+    try {
+      return await circuit.execute(call);
+    } catch (error) {
+      if (error instanceof BrokenCircuitError || error instanceof IsolatedCircuitError) throw new CircuitOpenError(`circuit of ${key} is open`, { cause: error });
+      throw error;
     }
-    if (c.trialInFlight) return false;
-    c.trialInFlight = true;
-    return true;
   }
 
-  onSuccess(key: string): void {
-    this.circuits.delete(key);
-  }
-
-  /** Returns true when this failure opened (or re-opened) the circuit. */
-  onFailure(key: string): boolean {
-    const c = this.circuits.get(key) ?? { failures: 0, openedAt: 0, state: 'closed' as CircuitState, trialInFlight: false };
-    this.circuits.set(key, c);
-    c.failures++;
-    c.trialInFlight = false;
-    if (c.state === 'half-open' || (c.state === 'closed' && c.failures >= this.options.threshold)) {
-      c.state = 'open';
-      c.openedAt = this.now();
-      return true;
+  state(key: string): PeerCircuitState {
+    const state = this.circuits.get(key)?.state ?? CircuitState.Closed;
+    switch (state) {
+      case CircuitState.Closed:
+        return 'closed';
+      case CircuitState.HalfOpen:
+        return 'half-open';
+      case CircuitState.Open:
+      case CircuitState.Isolated:
+        return 'open';
+      default: {
+        const unreachable: never = state;
+        return unreachable;
+      }
     }
-    return false;
   }
 
-  /** A call that ended without a verdict on the peer's health (e.g. it was never sent). */
-  release(key: string): void {
-    const c = this.circuits.get(key);
-    if (c) c.trialInFlight = false;
-  }
-
-  state(key: string): CircuitState {
-    const c = this.circuits.get(key);
-    if (!c) return 'closed';
-    if (c.state === 'open' && this.now() - c.openedAt >= this.options.cooldownMs) return 'half-open';
-    return c.state;
+  private circuitOf(key: string): CircuitBreakerPolicy {
+    let circuit = this.circuits.get(key);
+    if (!circuit) {
+      circuit = circuitBreaker(
+        handleWhen((error) => this.options.countsAgainstPeer(error)),
+        { halfOpenAfter: this.options.cooldownMs, breaker: new ConsecutiveBreaker(this.options.threshold) },
+      );
+      this.circuits.set(key, circuit);
+    }
+    return circuit;
   }
 }

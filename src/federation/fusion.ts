@@ -1,47 +1,36 @@
 // Merging this registry's ranked list with its peers' ranked lists (pure; no I/O).
 //
-// Fusion: weighted reciprocal rank fusion, CombMAX form, gated by the item's own score:
-//   F(item in list L at 1-based rank r) = w_L * (K + 1) / (K + r) * (0.5 + 0.5 * s / 100)
-// with K = 60 (the usual RRF constant), w = 1.0 for this registry's list and 0.9 for a peer's, and
-// s the item's score made non-increasing down its list (a running minimum), so F only falls along
-// every list and a k-way merge of the lists is exact. Rank makes registries with different score
-// calibrations comparable; the score gate keeps a peer's weak top hit from outranking our strong
-// second one; the local weight means that at equal rank and score our own copy comes first, so a
-// local exact match (high score, rank 1) is never buried under peers' hits.
+// Every item arrives with its score on this registry's 0-100 scale: our own results with the score our
+// search gave them, a peer's with its calibrated score (score-calibration.ts). Each list is
+// non-increasing in score (the caller makes a peer's list so, counting what it had to lower), so a
+// k-way merge by score is exact: the merged list is ordered by score, ties to the earlier list (ours
+// first, then peers in the order asked). The score shown is that score, rounded; nothing caps it.
 //
-// De-duplication (by identifier): our own copy wins whenever the identifier is in our ranked list
-// (we validated and indexed it; `source` is our PUBLIC_URL) and peers' copies are dropped wherever
-// they appear, on any page. Between peers, the copy merged first wins (the best F, ties to the peer
-// listed first); later copies are dropped, also on later pages (the page token remembers hashes of
-// the identifiers emitted from peers).
-//
-// Scores out: min(the winning copy's score, the previous result's score): never more than the
-// registry that found it claims, and non-increasing down the merged list, so 0-100 keeps meaning
-// relevance.
+// De-duplication (by identifier): a peer's copy of an identifier in our ranked list is dropped wherever
+// it appears, on any page (ours is shown at our rank). Between peers, the copy merged first wins; later
+// copies are dropped, also on later pages (the page token remembers hashes of the identifiers emitted
+// from peers).
 import { createHash } from 'node:crypto';
 import type { CatalogEntry } from '../catalog/catalog-entry';
-import type { SearchResultItem } from '../search/search-service';
-
-export const RRF_K = 60;
-export const LOCAL_WEIGHT = 1;
-export const PEER_WEIGHT = 0.9;
+import type { PeerEntry } from './peer-response';
 
 export interface FusionItem {
-  entry: CatalogEntry;
+  entry: CatalogEntry | PeerEntry;
+  /** On this registry's 0-100 scale. */
   score: number;
   source: string;
+  /** A result dropped after its list was read: consumed like a duplicate, never shown. */
+  dropped?: boolean;
 }
 
 export interface FusionList {
   /** 'local' or a peer's base URL. */
   key: string;
   local: boolean;
-  /** The not yet consumed part of the list that is at hand, in rank order. */
+  /** The not yet consumed part of the list that is at hand, in rank order, scores non-increasing. */
   items: FusionItem[];
-  /** 0-based rank (in the whole list) of items[0]. */
-  startRank: number;
-  /** Running minimum of the scores consumed before items[0] (100 at the start). */
-  minScore: number;
+  /** Score of the last item consumed before items[0] (100 at the start): no later item scores more. */
+  lastScore: number;
   /** True when nothing follows `items` in this list. */
   complete: boolean;
 }
@@ -53,17 +42,17 @@ export interface FusionInput {
   localIds: ReadonlySet<string>;
   /** Hashes of identifiers already emitted from peers on earlier pages. */
   emittedPeerHashes: ReadonlySet<string>;
-  /** Score of the last result of the previous page (100 on the first). */
-  lastScore: number;
 }
 
+/** A result as shown: the entry (complete, or the v0.91 partial shape) with its score and source. */
+export type FusedResult = (CatalogEntry | PeerEntry) & { score: number; source: string };
+
 export interface FusionOutput {
-  results: SearchResultItem[];
+  results: FusedResult[];
   /** Items consumed from each list (emitted or dropped as duplicates), by key. */
   consumed: Map<string, number>;
-  /** Running minimum score of each list after this page, by key. */
-  minScores: Map<string, number>;
-  lastScore: number;
+  /** Score of the last item consumed from each list, by key. */
+  lastScores: Map<string, number>;
   newPeerHashes: string[];
 }
 
@@ -71,55 +60,47 @@ export function identifierHash(identifier: string): string {
   return createHash('sha256').update(identifier).digest('base64url').slice(0, 10);
 }
 
-export function fusedValue(local: boolean, rank0: number, score: number): number {
-  return ((local ? LOCAL_WEIGHT : PEER_WEIGHT) * (RRF_K + 1)) / (RRF_K + rank0 + 1) * (0.5 + (0.5 * score) / 100);
-}
-
 export function fuseLists(input: FusionInput): FusionOutput {
   const pos = input.lists.map(() => 0);
-  const mins = input.lists.map((l) => l.minScore);
+  const last = input.lists.map((l) => l.lastScore);
   const emittedHere = new Set<string>();
   const newPeerHashes: string[] = [];
-  const results: SearchResultItem[] = [];
-  let lastScore = input.lastScore;
+  const results: FusedResult[] = [];
 
   const isDuplicate = (list: FusionList, item: FusionItem): boolean => {
     if (list.local) return false;
+    if (item.dropped) return true;
     const id = item.entry.identifier;
     return input.localIds.has(id) || emittedHere.has(id) || input.emittedPeerHashes.has(identifierHash(id));
   };
 
   while (results.length < input.pageSize) {
     let best = -1;
-    let bestF = -Infinity;
-    let bestScore = 0;
-    let bound = -Infinity; // the most any unseen item of a list that ran out of items at hand could be worth
+    let bestScore = -Infinity;
+    let bound = -Infinity; // the most an unseen item of a list that ran out of items at hand could score
     input.lists.forEach((list, i) => {
       while (pos[i]! < list.items.length && isDuplicate(list, list.items[pos[i]!]!)) {
-        mins[i] = Math.min(mins[i]!, list.items[pos[i]!]!.score);
+        last[i] = list.items[pos[i]!]!.score;
         pos[i]!++;
       }
       if (pos[i]! >= list.items.length) {
-        if (!list.complete) bound = Math.max(bound, fusedValue(list.local, list.startRank + pos[i]!, mins[i]!));
+        if (!list.complete) bound = Math.max(bound, last[i]!);
         return;
       }
-      const score = Math.min(mins[i]!, list.items[pos[i]!]!.score);
-      const f = fusedValue(list.local, list.startRank + pos[i]!, score);
-      // Ties: higher score, then list order (local first), which forEach order already gives.
-      if (f > bestF || (f === bestF && score > bestScore)) {
+      const score = list.items[pos[i]!]!.score;
+      // Ties go to the earlier list (ours first), which forEach order gives with a strict comparison.
+      if (score > bestScore) {
         best = i;
-        bestF = f;
         bestScore = score;
       }
     });
-    if (best < 0 || bound >= bestF) break;
+    if (best < 0 || bound > bestScore) break;
     const list = input.lists[best]!;
     const item = list.items[pos[best]!]!;
     pos[best]!++;
-    mins[best] = bestScore;
-    lastScore = Math.min(lastScore, bestScore);
+    last[best] = bestScore;
     const { score: _s, source: _src, ...entry } = item.entry as CatalogEntry & { score?: unknown; source?: unknown };
-    results.push({ ...(entry as CatalogEntry), score: lastScore, source: item.source });
+    results.push({ ...entry, score: Math.round(bestScore), source: item.source });
     if (!list.local) {
       emittedHere.add(item.entry.identifier);
       newPeerHashes.push(identifierHash(item.entry.identifier));
@@ -128,8 +109,7 @@ export function fuseLists(input: FusionInput): FusionOutput {
   return {
     results,
     consumed: new Map(input.lists.map((l, i) => [l.key, pos[i]!])),
-    minScores: new Map(input.lists.map((l, i) => [l.key, mins[i]!])),
-    lastScore,
+    lastScores: new Map(input.lists.map((l, i) => [l.key, last[i]!])),
     newPeerHashes,
   };
 }

@@ -1,4 +1,11 @@
-// What stops a federated search from coming back (ARD §8 leaves the mechanism to registries):
+// What stops a federated search from coming back (ARD §8 leaves the mechanism to registries).
+// Without any header (a peer that ignores them all, or one that implements `auto` by asking us with
+// `auto` again, as the spec allows):
+// - In-flight queries: while this registry waits on its peers for a query, the query's fingerprint
+//   (text and filter) is held here; an `auto` request for the same fingerprint that arrives meanwhile,
+//   without a page token, is answered with `none` at once (it is our own query coming back).
+// - Page sizes never grow: a peer is asked for the caller's pageSize, never more.
+// Headers, a documented extension of this registry (no spec names them):
 // - ARD-Federation-Hops: how many more registry-to-registry hops the receiver may take. A receiver
 //   that gets 0 searches only its own index. Without the header a registry starts from its own
 //   FEDERATION_MAX_HOPS; with it, the smaller of the two.
@@ -9,6 +16,8 @@
 // - ARD-Federation-Budget-Ms: how long the sender still waits for the receiver; the receiver's
 //   budget is the smaller of its own and this one less a margin for the way back, so a deeper hop
 //   never outlives its caller.
+import { queryKey } from '../search/page-token';
+import type { NormalisedFilter } from '../search/query-filter';
 import { normalisePeerBase } from './peer-directory';
 
 export const HOPS_HEADER = 'ard-federation-hops';
@@ -65,4 +74,31 @@ export function federationHeaders(hopsLeftForPeer: number, visited: readonly str
     [VISITED_HEADER]: visited.slice(0, MAX_VISITED).join(','),
     [BUDGET_HEADER]: String(Math.max(0, Math.floor(remainingMs))),
   };
+}
+
+/** The fingerprint of a query across hops: its text and filter (not the page size, which peers may change). */
+export function queryFingerprint(text: string, filter: NormalisedFilter): string {
+  return queryKey({ op: 'federated-query', text, filter });
+}
+
+/** Fingerprints of the queries this registry is waiting on peers for, with how many such waits. */
+export class InFlightQueries {
+  private readonly waits = new Map<string, number>();
+
+  has(fingerprint: string): boolean {
+    return this.waits.has(fingerprint);
+  }
+
+  /** Holds `fingerprint` until the returned release is called (once). */
+  hold(fingerprint: string): () => void {
+    this.waits.set(fingerprint, (this.waits.get(fingerprint) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const n = (this.waits.get(fingerprint) ?? 1) - 1;
+      if (n <= 0) this.waits.delete(fingerprint);
+      else this.waits.set(fingerprint, n);
+    };
+  }
 }

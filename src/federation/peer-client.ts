@@ -8,7 +8,7 @@ import { createHttpClient, OutboundError, type HttpClient } from '../outbound';
 import type { QueryFilter } from '../search/query-filter';
 import type { PeerOutcome } from './metrics';
 import { searchUrlOf, type Peer } from './peer-directory';
-import { InvalidPeerResponseError, validatePeerResponse, type ValidatedPeerResponse } from './peer-response';
+import { InvalidPeerResponseError, readPeerAnswer, type PeerAnswer } from './peer-response';
 
 /** Largest peer answer read: 100 results of generous entries; a peer sending more is cut off. */
 export const PEER_MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -67,7 +67,7 @@ export async function searchPeer(
   peer: Peer,
   request: PeerSearchRequest,
   options: { headers: Record<string, string>; timeoutMs: number; signal: AbortSignal },
-): Promise<ValidatedPeerResponse> {
+): Promise<PeerAnswer> {
   const payload = {
     query: { text: request.text, ...(request.filter ? { filter: request.filter } : {}) },
     federation: request.federation,
@@ -88,11 +88,35 @@ export async function searchPeer(
     throw new PeerSearchError('http_status', `peer ${peer.baseUrl} answered HTTP ${res.status}`, res.status);
   }
   try {
-    return validatePeerResponse(res.json, peer.baseUrl);
+    return readPeerAnswer(res.json);
   } catch (err) {
     if (err instanceof InvalidPeerResponseError) throw new PeerSearchError('invalid_response', `peer ${peer.baseUrl}: ${err.message}`, 200, { cause: err });
     throw err;
   }
+}
+
+/**
+ * GET {peer}/agents/{identifier} (ARD v0.91 §5.3.4: the identifier percent-encoded as one path segment):
+ * the peer's complete entry, unchecked, or null when the peer has none (404, another status, an
+ * answer that is not a JSON object). Network errors and timeouts throw PeerSearchError.
+ */
+export async function retrievePeerEntry(
+  http: HttpClient,
+  peer: Peer,
+  identifier: string,
+  options: { timeoutMs: number; signal: AbortSignal },
+): Promise<Record<string, unknown> | null> {
+  let res;
+  try {
+    res = await http.getJson(new URL(`agents/${encodeURIComponent(identifier)}`, peer.baseUrl), {
+      timeoutMs: Math.max(1, options.timeoutMs),
+      signal: options.signal,
+    });
+  } catch (err) {
+    throw toPeerSearchError(err, peer);
+  }
+  if (res.status !== 200 || !res.json || typeof res.json !== 'object' || Array.isArray(res.json)) return null;
+  return res.json as Record<string, unknown>;
 }
 
 function toPeerSearchError(err: unknown, peer: Peer): PeerSearchError {

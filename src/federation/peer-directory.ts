@@ -19,6 +19,8 @@ export interface Peer {
    * Discovered peers are strangers' URLs and go through the SSRF policy (CRAWL_ALLOW_PRIVATE).
    */
   configured: boolean;
+  /** What the peer's catalog entry says of it (empty for a configured peer without one): referrals rank by it. */
+  text: string;
 }
 
 /**
@@ -62,6 +64,7 @@ export function configuredPeer(baseUrl: string): Peer {
     displayName: `Peer registry ${url.host}${url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '')}`,
     type: MEDIA_TYPES.registry,
     configured: true,
+    text: '',
   };
 }
 
@@ -70,7 +73,7 @@ export async function discoveredPeers(db: Kysely<Database>): Promise<Peer[]> {
   const peers: Peer[] = [];
   for (const registry of await listKnownRegistries(db)) {
     const baseUrl = registry.url ? normalisePeerBase(registry.url) : null;
-    if (baseUrl) peers.push({ baseUrl, identifier: registry.identifier, displayName: registry.displayName, type: registry.type, configured: false });
+    if (baseUrl) peers.push({ baseUrl, identifier: registry.identifier, displayName: registry.displayName, type: registry.type, configured: false, text: registry.text });
   }
   return peers;
 }

@@ -1,6 +1,7 @@
 // Exports the federation's own counters (src/federation/metrics.ts) at scrape time.
 import type { Federation } from '../federation/federation-service';
-import { PEER_OUTCOMES } from '../federation/metrics';
+import { PEER_OUTCOMES, RESOLUTIONS, type PeerCounters } from '../federation/metrics';
+import { DROP_REASONS, TOLERATED_KINDS } from '../federation/peer-response';
 import { registerSnapshotGauge, type RegistryMetrics } from './metrics';
 
 export function registerFederationMetrics(metrics: RegistryMetrics, federation: Federation): void {
@@ -28,4 +29,41 @@ export function registerFederationMetrics(metrics: RegistryMetrics, federation: 
         .filter(([, c]) => c.latencyCount > 0)
         .map(([peer, c]) => ({ labels: { peer }, value: c.latencyMsSum / c.latencyCount })),
   });
+  registerSnapshotGauge(metrics, {
+    name: 'ard_federation_loops_answered_locally',
+    help: 'auto searches answered as none because the same query was already in flight here (a peer asked it back) since start.',
+    labelNames: [] as const,
+    read: () => [{ labels: {}, value: federation.metrics.snapshot().loopsAnsweredLocally }],
+  });
+  const perPeer = <L extends string, K extends string>(name: string, help: string, label: L, keys: readonly K[], count: (c: PeerCounters, key: K) => number) =>
+    registerSnapshotGauge(metrics, {
+      name,
+      help,
+      labelNames: ['peer', label] as const,
+      read: () =>
+        Object.entries(federation.metrics.snapshot().peers).flatMap(([peer, c]) =>
+          keys.map((key) => ({ labels: { peer, [label]: key } as Record<'peer' | L, string>, value: count(c, key) })),
+        ),
+    });
+  perPeer(
+    'ard_federation_peer_results_dropped',
+    'Peer results dropped since start, by peer and reason (not_an_object, invalid_identifier, fails_catalog_schema, duplicate, completion_invalid).',
+    'reason',
+    DROP_REASONS,
+    (c, reason) => c.dropped[reason],
+  );
+  perPeer(
+    'ard_federation_peer_tolerated',
+    'Departures from the schema tolerated in peer answers since start, by peer and kind (unknown top-level fields, null pageToken, null fields, missing or out-of-range or misordered scores).',
+    'kind',
+    TOLERATED_KINDS,
+    (c, kind) => c.tolerated[kind],
+  );
+  perPeer(
+    'ard_federation_peer_results_resolved',
+    "Peer results resolved before the merge since start, by peer and how: completed through the peer's GET /agents/{identifier} (or not), served from the local copy, source replaced by the peer's URL.",
+    'resolution',
+    RESOLUTIONS,
+    (c, resolution) => c.resolutions[resolution],
+  );
 }

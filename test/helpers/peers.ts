@@ -1,8 +1,14 @@
 // Peer registries for federation tests: free loopback ports known before start (so each registry's
 // PUBLIC_URL is its real address and PEERS can form cycles), and node:http peers that misbehave.
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import { markDeleted } from '../../src/catalog/entry-repository';
+import type { Database } from '../../src/db/schema';
+import { CORPUS_DIR } from '../../src/ingest/demo-corpus';
 
 export async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -66,4 +72,11 @@ export function resultItem(name: string, score: number, source?: string): Record
     score,
     ...(source ? { source } : {}),
   };
+}
+
+/** Tombstones every entry that the demo-corpus `manifest` does not list (the template holds all manifests). */
+export async function keepOnlyManifest(db: Kysely<Database>, manifest: string): Promise<void> {
+  const keep = new Set(JSON.parse(fs.readFileSync(path.join(CORPUS_DIR, manifest), 'utf8')).entries.map((e: { identifier: string }) => e.identifier));
+  const all = await db.selectFrom('entries').select('identifier').execute();
+  await markDeleted(db, all.map((r) => r.identifier).filter((id) => !keep.has(id)), new Date());
 }

@@ -425,8 +425,8 @@ describe('crawler (ARD §6 web ingestion)', () => {
     await crawl(`${server.origin('peers.test')}/`);
     const known = await listKnownRegistries(ctx.db);
     expect(known.filter((k) => k.identifier.includes('peers.test'))).toEqual([
-      { identifier: 'urn:air:peers.test:registry:legacy', displayName: 'Legacy registry', type: 'application/ai-registry', url: 'https://old.peers.test/' },
-      { identifier: 'urn:air:peers.test:registry:main', displayName: 'Peers registry', type: 'application/ai-registry+json', url: 'https://registry.peers.test/' },
+      { identifier: 'urn:air:peers.test:registry:legacy', displayName: 'Legacy registry', type: 'application/ai-registry', url: 'https://old.peers.test/', text: 'Legacy registry' },
+      { identifier: 'urn:air:peers.test:registry:main', displayName: 'Peers registry', type: 'application/ai-registry+json', url: 'https://registry.peers.test/', text: 'Peers registry' },
     ]);
   });
 

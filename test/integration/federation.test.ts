@@ -1,18 +1,14 @@
 // Federation across real registries of this project on loopback (ARD §8): A indexes ToolHive, B the
 // Docker MCP registry (37 identifiers in common with ToolHive), C the AgentFinder sample.
 // A -> B, C and B -> A (a cycle), FEDERATION_MAX_HOPS 2 on both.
-import fs from 'node:fs';
-import path from 'node:path';
-import { markDeleted } from '../../src/catalog/entry-repository';
 import { FINISH_RESERVE_MS } from '../../src/federation/federated-search';
 import type { RegistryConfig } from '../../src/config';
 import { withQueryCache } from '../../src/embedding/embedder';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
-import { CORPUS_DIR } from '../../src/ingest/demo-corpus';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { createOpenApiBackend } from '../../src/http/openapi';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
-import { freePort, json, resultItem, startFakePeer, type FakePeer } from '../helpers/peers';
+import { freePort, json, keepOnlyManifest, resultItem, startFakePeer, type FakePeer } from '../helpers/peers';
 
 const embedder = withQueryCache(new UseLiteEmbedder());
 const api = createOpenApiBackend();
@@ -28,12 +24,7 @@ async function registry(port: number, config: Partial<RegistryConfig>, manifest?
     config: { port, publicUrl: `http://127.0.0.1:${port}/`, federationBudgetMs: 5000, ...config },
     context: { embedder },
   });
-  if (manifest) {
-    // The demo-corpus template holds all manifests: keep only this one's identifiers.
-    const keep = new Set(JSON.parse(fs.readFileSync(path.join(CORPUS_DIR, manifest), 'utf8')).entries.map((e: { identifier: string }) => e.identifier));
-    const all = await reg.ctx.db.selectFrom('entries').select('identifier').execute();
-    await markDeleted(reg.ctx.db, all.map((r) => r.identifier).filter((id) => !keep.has(id)), new Date());
-  }
+  if (manifest) await keepOnlyManifest(reg.ctx.db, manifest);
   return reg;
 }
 
@@ -133,7 +124,7 @@ describe('federation auto across real registries (ARD §8)', () => {
     expect(res.body.referrals).toBeUndefined();
   });
 
-  it('a cycle A -> B -> A terminates, and results of a second hop keep their own source (loop protection)', async () => {
+  it('a cycle A -> B -> A terminates; a second hop result names the peer that answered, as B does not know C (loop protection)', async () => {
     // B asks A (hops left 1, visited B and A); A may not ask B back but asks C, with no hop left.
     const okCount = (reg: TestRegistry, peer: string) => reg.ctx.federation.metrics.snapshot().peers[peer]?.outcomes.ok ?? 0;
     const before = okCount(a, urlOf(portC));
@@ -142,8 +133,10 @@ describe('federation auto across real registries (ARD §8)', () => {
     expect(res.status).toBe(200);
     expectValid(res.body);
     const sources = new Set(res.body.results.map((r: { source: string }) => r.source));
-    expect(sources.has(urlOf(portC))).toBe(true); // reached through A
-    expect(res.body.results.find((r: { displayName: string }) => r.displayName === 'Korean News Agent')?.source).toBe(urlOf(portC));
+    // C's entries reached B through A: A answered, and B knows no registry at C's URL, so A is their source.
+    expect(sources.has(urlOf(portC))).toBe(false);
+    expect(res.body.results.find((r: { displayName: string }) => r.displayName === 'Korean News Agent')?.source).toBe(urlOf(portA));
+    expect(b.ctx.federation.metrics.snapshot().peers[urlOf(portA)]!.resolutions.source_replaced).toBeGreaterThan(0);
     expect(okCount(a, urlOf(portC))).toBe(before + 1);
     expect(okCount(a, urlOf(portB))).toBe(aAskedB); // A did not ask B back
     expect(okCount(b, urlOf(portA))).toBeGreaterThan(0);
@@ -260,7 +253,9 @@ describe('misbehaving peers and the time budget', () => {
 
   beforeAll(async () => {
     good = await startFakePeer((_req, res) =>
-      json(res, 200, { results: [resultItem('good-one', 90, 'https://upstream.example/registry/'), resultItem('good-two', 80)] }),
+      json(res, 200, {
+        results: [resultItem('good-one', 90, 'https://upstream.example/registry/'), resultItem('good-two', 80), resultItem('relayed', 75, `${partial.url}search`)],
+      }),
     );
     slow = await startFakePeer((_req, res) => {
       hold.push(() => json(res, 200, { results: [resultItem('slow-one', 99)] }));
@@ -308,9 +303,11 @@ describe('misbehaving peers and the time budget', () => {
     expect(res.status).toBe(200);
     expectValid(res.body);
     const byId = new Map<string, { source: string }>(res.body.results.map((r: { identifier: string; source: string }) => [r.identifier, r]));
-    // A peer's own valid source is kept; a missing one becomes the peer's URL.
-    expect(byId.get('urn:air:peer.example:mcp:good-one')?.source).toBe('https://upstream.example/registry/');
+    // A source the peer writes for a registry this one does not know, or none, becomes the peer's URL.
+    expect(byId.get('urn:air:peer.example:mcp:good-one')?.source).toBe(good.url);
     expect(byId.get('urn:air:peer.example:mcp:good-two')?.source).toBe(good.url);
+    // A source naming a registry this one knows (another peer, here by its search route) is kept, normalised.
+    expect(byId.get('urn:air:peer.example:mcp:relayed')?.source).toBe(m.ctx.config.peers[7]);
     expect(byId.has('urn:air:peer.example:mcp:partial-valid')).toBe(true);
     expect(byId.has('urn:air:peer.example:mcp:slow-one')).toBe(false);
     expect(byId.has('urn:air:peer.example:mcp:huge')).toBe(false);
@@ -331,6 +328,8 @@ describe('misbehaving peers and the time budget', () => {
     expect(good.requests[0]!.headers['ard-federation-hops']).toBe('0');
     expect(String(good.requests[0]!.headers['ard-federation-visited'])).toContain(m.ctx.config.publicUrl);
     expect((good.requests[0]!.body as { federation: string }).federation).toBe('none');
+    // Page sizes never grow across hops: the peer is asked for what the caller asked.
+    expect((good.requests[0]!.body as { pageSize: number }).pageSize).toBe(50);
   });
 });
 

@@ -1,26 +1,63 @@
-import { CircuitBreakers } from '../../src/federation/circuit-breaker';
-import { federationHeaders, readFederationHop } from '../../src/federation/loop-guard';
+import { CircuitBreakers, CircuitOpenError } from '../../src/federation/circuit-breaker';
+import { federationHeaders, InFlightQueries, queryFingerprint, readFederationHop } from '../../src/federation/loop-guard';
 import { configuredPeer, mergePeers, normalisePeerBase } from '../../src/federation/peer-directory';
 
-describe('CircuitBreakers', () => {
-  it('opens after the threshold, lets one trial through after the cool-down, closes on success', () => {
-    let now = 0;
-    const b = new CircuitBreakers({ threshold: 2, cooldownMs: 100, now: () => now });
-    expect(b.tryAcquire('p')).toBe(true);
-    expect(b.onFailure('p')).toBe(false);
-    expect(b.onFailure('p')).toBe(true);
-    expect(b.tryAcquire('p')).toBe(false);
-    now = 100;
-    expect(b.state('p')).toBe('half-open');
-    expect(b.tryAcquire('p')).toBe(true);
-    expect(b.tryAcquire('p')).toBe(false); // one trial at a time
-    expect(b.onFailure('p')).toBe(true); // the trial failed: open again
-    expect(b.tryAcquire('p')).toBe(false);
-    now = 200;
-    expect(b.tryAcquire('p')).toBe(true);
-    b.onSuccess('p');
+class CountedError extends Error {}
+const fail = (error: Error) => () => Promise.reject(error);
+const ok = () => Promise.resolve('answer');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('CircuitBreakers (cockatiel)', () => {
+  it('opens after the threshold, lets one trial through after the cool-down, closes on success', async () => {
+    const b = new CircuitBreakers({ threshold: 2, cooldownMs: 60, countsAgainstPeer: (e) => e instanceof CountedError });
+    await expect(b.execute('p', fail(new CountedError('down')))).rejects.toBeInstanceOf(CountedError);
     expect(b.state('p')).toBe('closed');
-    expect(b.tryAcquire('p')).toBe(true);
+    await expect(b.execute('p', fail(new CountedError('down')))).rejects.toBeInstanceOf(CountedError);
+    expect(b.state('p')).toBe('open');
+    let called = 0;
+    await expect(b.execute('p', async () => ++called)).rejects.toBeInstanceOf(CircuitOpenError);
+    expect(called).toBe(0);
+    await sleep(80);
+    // Half-open: one trial; a second caller meanwhile is skipped, not queued behind it.
+    let finishTrial: (v: string) => void = () => undefined;
+    const trial = b.execute('p', () => new Promise<string>((resolve) => (finishTrial = resolve)));
+    expect(b.state('p')).toBe('half-open');
+    await expect(b.execute('p', ok)).rejects.toBeInstanceOf(CircuitOpenError);
+    finishTrial('back');
+    await expect(trial).resolves.toBe('back');
+    expect(b.state('p')).toBe('closed');
+    await expect(b.execute('p', ok)).resolves.toBe('answer');
+  });
+
+  it('a failed trial opens the circuit again; errors that do not count pass through uncounted', async () => {
+    const b = new CircuitBreakers({ threshold: 1, cooldownMs: 40, countsAgainstPeer: (e) => e instanceof CountedError });
+    await expect(b.execute('q', fail(new Error('refused: 400')))).rejects.toThrow('refused: 400');
+    expect(b.state('q')).toBe('closed');
+    await expect(b.execute('q', fail(new CountedError('down')))).rejects.toBeInstanceOf(CountedError);
+    expect(b.state('q')).toBe('open');
+    await sleep(60);
+    await expect(b.execute('q', fail(new CountedError('still down')))).rejects.toBeInstanceOf(CountedError);
+    expect(b.state('q')).toBe('open');
+    await expect(b.execute('q', ok)).rejects.toBeInstanceOf(CircuitOpenError);
+    // Circuits are per peer.
+    await expect(b.execute('other', ok)).resolves.toBe('answer');
+  });
+});
+
+describe('in-flight queries (loop guard without headers)', () => {
+  it('holds a fingerprint while any wait on it lasts; text and filter make the fingerprint, not the page size', () => {
+    const q = new InFlightQueries();
+    const fp = queryFingerprint('weather', [{ path: 'type', values: ['application/mcp-server-card+json'] }]);
+    expect(fp).toBe(queryFingerprint('weather', [{ path: 'type', values: ['application/mcp-server-card+json'] }]));
+    expect(fp).not.toBe(queryFingerprint('weather', []));
+    const first = q.hold(fp);
+    const second = q.hold(fp);
+    expect(q.has(fp)).toBe(true);
+    first();
+    first(); // releasing twice releases once
+    expect(q.has(fp)).toBe(true);
+    second();
+    expect(q.has(fp)).toBe(false);
   });
 });
 
@@ -50,7 +87,7 @@ describe('peer directory', () => {
       displayName: 'Peer registry finder.example/api/v1',
       configured: true,
     });
-    const discovered = { baseUrl: 'https://b.example/', identifier: 'urn:air:b.example:registry:main', displayName: 'B', type: 'application/ai-registry', configured: false };
+    const discovered = { baseUrl: 'https://b.example/', identifier: 'urn:air:b.example:registry:main', displayName: 'B', type: 'application/ai-registry', configured: false, text: 'B' };
     const peers = mergePeers(['https://me.example', 'https://b.example/'], [discovered], 'https://me.example/');
     expect(peers).toEqual([{ ...discovered, configured: true }]);
   });
