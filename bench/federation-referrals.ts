@@ -17,7 +17,7 @@ import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 import { federatedSearch, type FederatedSearchDeps } from '../src/federation/federated-search';
 import { ingestManifest } from '../src/ingest/ingest-manifest';
 import { normaliseFilter } from '../src/search/query-filter';
-import { checkQueryText, rankText, searchIndex } from '../src/search/search-service';
+import { checkQueryText } from '../src/search/query-text';
 
 const QUERIES = ['send a message to a slack channel', 'query a postgres database', 'book a flight to tokyo', 'weather forecast for tomorrow', 'read and write files on github'];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
@@ -49,11 +49,9 @@ async function main(): Promise<void> {
     );
     const ctx = reg.ctx;
     const deps: FederatedSearchDeps = {
+      search: ctx.search,
       db: ctx.readDb,
-      embedder: ctx.embedder,
-      pageTokens: ctx.pageTokens,
       publicUrl: ctx.config.publicUrl,
-      typeWeights: ctx.config.searchTypeWeights,
       vocabulary: ctx.vocabulary,
       configuredPeers: ctx.config.peers,
       federation: ctx.federation,
@@ -63,7 +61,7 @@ async function main(): Promise<void> {
     const modes: Record<string, (text: string) => Promise<unknown>> = {
       none: (text) => federatedSearch(deps, { mode: 'none', text, hop }),
       referrals: (text) => federatedSearch(deps, { mode: 'referrals', text, hop }),
-      baseline: (text) => Promise.all([searchIndex(deps, { text }), rankText(deps, checkQueryText(text), normaliseFilter({ type: [...REGISTRY_TYPES] }))]),
+      baseline: (text) => Promise.all([ctx.search.search({ text }), ctx.search.rank(checkQueryText(text), normaliseFilter({ type: [...REGISTRY_TYPES] }))]),
     };
     const names = Object.keys(modes);
     const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));

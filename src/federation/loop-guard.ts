@@ -16,7 +16,7 @@
 // - ARD-Federation-Budget-Ms: how long the sender still waits for the receiver; the receiver's
 //   budget is the smaller of its own and this one less a margin for the way back, so a deeper hop
 //   never outlives its caller.
-import { queryKey } from '../search/page-token';
+import { queryKey } from '../search/paging';
 import type { NormalisedFilter } from '../search/query-filter';
 import { normalisePeerBase } from './peer-directory';
 

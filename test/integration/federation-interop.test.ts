@@ -224,6 +224,7 @@ describe('a hostile peer', () => {
 
 describe('loops without our headers', () => {
   it('a peer that asks us back with auto and ignores every header gets none at once; the loop ends after one round trip', async () => {
+    // eslint-disable-next-line prefer-const -- the peer is built before the hub it asks back, and reads it lazily
     let loopHub: TestRegistry | undefined;
     const looper = await peer(startHeaderIgnoringLoopPeer([peerEntry('loop.example', 'news-digest', 'a digest of korean news')], () => loopHub!.ctx.config.publicUrl));
     loopHub = await hub({ peers: [looper.url] }, 'agentfinder-sample-ai-catalog.first33.normalised.json');
