@@ -379,7 +379,7 @@ describe('circuit breaker', () => {
       healthy ? json(res, 200, { results: [resultItem('flaky', 60)] }) : json(res, 503, { errorCode: 'UNAVAILABLE', message: 'down' }),
     );
     fakes.push(flaky);
-    const reg = await registry(await freePort(), { peers: [flaky.url], federationBreakerThreshold: 2, federationBreakerCooldownMs: 300 });
+    const reg = await registry(await freePort(), { peers: [flaky.url], federationBreakerThreshold: 2, federationBreakerCooldownMs: 1500 });
     others.push(reg);
     const search = () => reg.post('/search', { query: { text: 'flaky peer' } });
     await search();
@@ -390,7 +390,8 @@ describe('circuit breaker', () => {
     expect(flaky.requests).toHaveLength(2); // open: not asked
     expect(reg.ctx.federation.metrics.snapshot().peers[flaky.url]!.outcomes.circuit_open).toBe(1);
     healthy = true;
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    // The cool-down is long enough for a third search on a loaded machine to come before it ends.
+    await new Promise((resolve) => setTimeout(resolve, 1600));
     const recovered = await search();
     expect(flaky.requests).toHaveLength(3); // half-open trial
     expect(recovered.body.results.map((r: { identifier: string }) => r.identifier)).toContain('urn:air:peer.example:mcp:flaky');
