@@ -66,7 +66,16 @@ export interface RegistryConfig {
   searchRelatedWordsFile: string | null;
   /** A JSON file extending the bundled product glossary (src/catalog/product-glossary.ts); null = none. */
   searchGlossaryFile: string | null;
+  /** A trust manifest whose identity does not bind to the publisher (ARD v0.91 §4.5.1): rejected, or stored and flagged 'failed'. */
+  trustBinding: TrustBindingMode;
+  /** Seconds until an entry's trust manifest is checked again (keys rotate). */
+  trustRecheckSeconds: number;
+  /** How often the trust upkeep looks for entries to check, in ms; 0 = never (docs/trust.md). */
+  trustPollMs: number;
 }
+
+export const TRUST_BINDING_MODES = ['reject', 'flag'] as const;
+export type TrustBindingMode = (typeof TRUST_BINDING_MODES)[number];
 
 export interface CrawlConfig {
   /** Default re-crawl interval of a source, in seconds. */
@@ -111,6 +120,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     'EMBEDDING_MODEL_DIR', 'EMBEDDING_RUNTIME', 'TRUST_PROXY', 'CRAWL_INTERVAL_SECONDS', 'CRAWL_USER_AGENT', 'CRAWL_MAX_ENTRIES', 'CRAWL_MAX_DEPTH',
     'CRAWL_MAX_BYTES', 'CRAWL_TIMEOUT_MS', 'CRAWL_HOST_DELAY_MS', 'CRAWL_CONCURRENCY', 'CRAWL_SCHEDULER', 'CRAWL_POLL_MS',
     'SEARCH_TYPE_WEIGHTS', 'SEARCH_SYNONYMS_FILE', 'SEARCH_RELATED_WORDS_FILE', 'SEARCH_GLOSSARY_FILE',
+    'TRUST_BINDING', 'TRUST_RECHECK_SECONDS', 'TRUST_POLL_MS',
   ];
   const out: Env = {};
   for (const name of names) {
@@ -186,6 +196,9 @@ export function envToConfig(env: Env): RegistryConfig {
     searchSynonymsFile: env.SEARCH_SYNONYMS_FILE ? path.resolve(env.SEARCH_SYNONYMS_FILE) : null,
     searchRelatedWordsFile: env.SEARCH_RELATED_WORDS_FILE ? path.resolve(env.SEARCH_RELATED_WORDS_FILE) : null,
     searchGlossaryFile: env.SEARCH_GLOSSARY_FILE ? path.resolve(env.SEARCH_GLOSSARY_FILE) : null,
+    trustBinding: oneOf(env, 'TRUST_BINDING', TRUST_BINDING_MODES, 'reject'),
+    trustRecheckSeconds: integer(env, 'TRUST_RECHECK_SECONDS', 86400, 60, 30 * 86400),
+    trustPollMs: integer(env, 'TRUST_POLL_MS', 30000, 0, 3600000),
   };
 }
 

@@ -22,6 +22,7 @@ import type { HttpClient } from './outbound';
 import { createPageTokenCodec, type PageTokenCodec } from './search/page-token';
 import { loadQueryVocabulary, type QueryVocabulary } from './search/query-vocabulary';
 import type { QueryEmbedder } from './search/relevance';
+import { startTrustUpkeep, type TrustUpkeep } from './trust';
 
 export interface AppContext {
   config: RegistryConfig;
@@ -44,8 +45,15 @@ export interface AppContext {
   crawler: Crawler;
   /** Peer clients, circuit breakers and counters of federated search. */
   federation: Federation;
+  /** Checks entries' trust manifests in the background (src/trust, TRUST_POLL_MS). */
+  trust: TrustUpkeep;
   destroy(): Promise<void>;
 }
+
+/** A DID document or JWKS is a few keys: 64 KiB is generous, and a larger one is refused ('did-document-too-large'). */
+export const TRUST_DOCUMENT_MAX_BYTES = 64 * 1024;
+/** Deadline for fetching one DID document or JWKS. */
+export const TRUST_FETCH_TIMEOUT_MS = 10_000;
 
 export interface ContextOptions {
   logger?: Logger;
@@ -81,6 +89,16 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     const upkeep = startIndexUpkeep({ db: database.db, embedder, models, glossary, logger });
     const crawler = createWebCrawler({ db: database.db, embedder, config, logger, glossary }, options.crawlHttp);
     const federation = createFederation(config);
+    const trust = startTrustUpkeep(
+      {
+        db: database.db,
+        // The crawler's client: its User-Agent, address policy (CRAWL_ALLOW_PRIVATE) and deadlines.
+        keys: { http: crawler.http, timeoutMs: Math.min(config.crawl.timeoutMs, TRUST_FETCH_TIMEOUT_MS), maxBytes: TRUST_DOCUMENT_MAX_BYTES },
+        recheckSeconds: config.trustRecheckSeconds,
+        logger,
+      },
+      config.trustPollMs,
+    );
     const metrics = createMetrics();
     if (bundled) metrics.bundledEmbeddingRuntime.set({ runtime: bundled.runtime }, 1);
     registerFederationMetrics(metrics, federation);
@@ -98,7 +116,9 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       pageTokens: createPageTokenCodec(secret),
       crawler,
       federation,
+      trust,
       async destroy() {
+        await trust.stop();
         await crawler.close();
         await federation.close();
         await opened?.close();

@@ -16,7 +16,7 @@ import type { CrawlConfig } from '../config';
 import type { Database, SourceRow } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { NotFoundError, ServiceUnavailableError } from '../errors';
-import { ManifestInvalidError, validateManifest, writeEntries } from '../ingest/ingest-manifest';
+import { ManifestInvalidError, validateManifest, writeEntries, type BindingMode } from '../ingest/ingest-manifest';
 import type { Logger } from '../logger';
 import { fetchRobots, findCatalogLinks, isOutboundError, type HostLimiter, type HttpClient, type RobotsRules } from '../outbound';
 import {
@@ -40,6 +40,8 @@ export interface CrawlerDeps {
   logger: Logger;
   /** The product glossary crawled entries are glossed with; default the bundled one. */
   glossary?: ProductGlossary;
+  /** TRUST_BINDING: a trust manifest not bound to its publisher is rejected (default) or stored and flagged. */
+  binding?: BindingMode;
 }
 
 export interface CrawlEvents {
@@ -323,7 +325,7 @@ class CrawlSession {
       );
     }
     this.entriesSeen += count;
-    const { host, valid, rejected } = validateManifest(manifest, docUrl);
+    const { host, valid, rejected } = validateManifest(manifest, docUrl, { binding: this.deps.binding });
     const effectiveHost = host ?? parentHost;
     for (const problem of rejected) this.reject({ url: docUrl, ...problem });
     const indexOf = new Map<CatalogEntry, number>();

@@ -21,6 +21,7 @@ import { openRegistryLibrary } from '../alexandria/registry-resource-index';
 import { ALEXANDRIA_LIBRARY_FILE } from '../ingest/alexandria-corpus';
 import { createAlexandriaMcpServer, mountMcpOverHttp } from '../mcp';
 import { mountLibraryRoutes } from './library-routes';
+import { VERIFICATION_HEADER } from './verification-header';
 
 export interface RegistryApp {
   app: express.Express;
@@ -93,7 +94,7 @@ export function createApp(ctx: AppContext): RegistryApp {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
     allowedHeaders: ['Content-Type', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', VERIFICATION_HEADER],
     maxAge: 600,
   });
   app.use((req, res, next) => (isAdminPath(req.path) ? next() : readCors(req, res, next)));

@@ -23,7 +23,21 @@ const COLUMN_FIELDS: Record<string, { column: string; array: boolean; lower?: bo
 /** Fields read from the stored entry (or its manifest's host) as JSON paths. */
 const JSON_ROOTS = ['metadata', 'trustManifest', 'host', 'data', 'representativeQueries', 'url', 'updatedAt'];
 
-export const FILTERABLE_FIELDS = [...Object.keys(COLUMN_FIELDS), ...JSON_ROOTS.map((r) => (isLeafRoot(r) ? r : `${r}.*`))];
+/**
+ * Registry extension fields: what this registry computed about an entry, not terms of the entry. JSON-LD
+ * reserves `@`-names for keywords, so no entry term is spelled this way (docs/api.md "Registry extensions").
+ * `@verification` is the trust check's state (ARD v0.91 §4.5.2, src/trust/); an entry not checked since
+ * it last changed is 'unverified'.
+ */
+export const VERIFICATION_FIELD = '@verification';
+const VERIFICATION_FIELDS: Record<string, 'state' | 'reason' | 'method'> = {
+  '@verification': 'state',
+  '@verification.reason': 'reason',
+  '@verification.method': 'method',
+};
+const VERIFICATION_STATE_VALUES = ['verified', 'unverified', 'failed'];
+
+export const FILTERABLE_FIELDS = [...Object.keys(COLUMN_FIELDS), ...JSON_ROOTS.map((r) => (isLeafRoot(r) ? r : `${r}.*`)), ...Object.keys(VERIFICATION_FIELDS)];
 
 const SEGMENT = /^[A-Za-z_@$][A-Za-z0-9_@$-]*$/;
 const MAX_KEYS = 32;
@@ -48,6 +62,9 @@ export function normaliseFilter(filter: QueryFilter | undefined): NormalisedFilt
     for (const value of values) {
       if (typeof value !== 'string') throw new InvalidArgumentError(`query.filter['${path}'] values must be strings`);
       if (value.length > MAX_VALUE_LENGTH) throw new InvalidArgumentError(`a value of query.filter['${path}'] is longer than ${MAX_VALUE_LENGTH} characters`);
+      if (path === VERIFICATION_FIELD && !VERIFICATION_STATE_VALUES.includes(value)) {
+        throw new InvalidArgumentError(`query.filter['${path}'] values must be ${VERIFICATION_STATE_VALUES.join(', ')}; got '${value.slice(0, 100)}'`);
+      }
     }
     return { path, values };
   });
@@ -63,6 +80,10 @@ export function checkFieldPath(path: string, what = 'query.filter key'): void {
   const supported = `supported fields: ${FILTERABLE_FIELDS.join(', ')}`;
   if (segments.some((s) => !SEGMENT.test(s))) {
     throw new InvalidArgumentError(`${what} '${path}' is not a dot-separated field path; ${supported}`);
+  }
+  if (root === VERIFICATION_FIELD) {
+    if (!Object.hasOwn(VERIFICATION_FIELDS, path)) throw new InvalidArgumentError(`${what} '${path}': '${root}' has only the nested fields reason and method`);
+    return;
   }
   if (columnField(root)) {
     if (segments.length > 1) throw new InvalidArgumentError(`${what} '${path}': '${root}' has no nested fields`);
@@ -89,7 +110,15 @@ export function filterToSql(filter: NormalisedFilter): RawBuilder<SqlBool> {
   return sql<SqlBool>`(${sql.join(parts, sql` AND `)})`;
 }
 
+/** The stored trust check of entry `e`'s current content (db/migrations/0015_entry_verification.sql). */
+function verificationSql(path: string): RawBuilder<string | null> {
+  const column = sql.ref(`ev.${VERIFICATION_FIELDS[path]}`);
+  const stored = sql<string | null>`(SELECT ${column} FROM entry_verification ev WHERE ev.identifier = e.identifier AND ev.content_hash = e.content_hash)`;
+  return path === VERIFICATION_FIELD ? sql<string>`coalesce(${stored}, 'unverified')` : stored;
+}
+
 function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
+  if (Object.hasOwn(VERIFICATION_FIELDS, path)) return sql<SqlBool>`coalesce(${verificationSql(path)} = ANY(${values}::text[]), false)`;
   const segments = path.split('.');
   const column = columnField(segments[0]);
   if (column) {
@@ -109,6 +138,7 @@ function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
 
 /** True when an entry can have several values at the path (arrays, JSON paths that may cross one). */
 export function isMultiValuedField(path: string): boolean {
+  if (Object.hasOwn(VERIFICATION_FIELDS, path)) return false;
   const root = path.split('.')[0];
   const column = columnField(root);
   if (column) return column.array;
@@ -124,6 +154,7 @@ export function isMultiValuedField(path: string): boolean {
  * Columns and metadata need no subquery per row, which is what most of the cost would be.
  */
 export function fieldValuesArraySql(path: string): RawBuilder<string[]> {
+  if (Object.hasOwn(VERIFICATION_FIELDS, path)) return sql`array_remove(ARRAY[${verificationSql(path)}]::text[], NULL)`;
   const segments = path.split('.');
   const column = columnField(segments[0]);
   if (column) {
