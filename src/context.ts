@@ -1,6 +1,7 @@
 // Wires everything once from the configuration; `destroy()` closes what it opened, in reverse.
 import type { Kysely } from 'kysely';
 import { loadProductGlossary, type ProductGlossary } from './catalog/product-glossary';
+import { publicUrlHasIpHost } from './catalog/registry-manifest';
 import type { RegistryConfig } from './config';
 import { createWebCrawler } from './crawl';
 import type { Crawler } from './crawl';
@@ -64,6 +65,12 @@ export interface ContextOptions {
 
 export async function createContext(config: RegistryConfig, options: ContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  if (publicUrlHasIpHost(config.publicUrl)) {
+    logger.warn(
+      { publicUrl: config.publicUrl },
+      "PUBLIC_URL's host is an IP address: this registry's own entries get an IP as their URN publisher, which is not a domain (ARD Appendix C); set PUBLIC_URL to the registry's domain name",
+    );
+  }
   // Before anything is opened: a bad vocabulary file stops the start with nothing to close.
   const vocabulary = await loadQueryVocabulary({ synonymsFile: config.searchSynonymsFile, relatedWordsFile: config.searchRelatedWordsFile });
   const glossary = await loadProductGlossary(config.searchGlossaryFile);
