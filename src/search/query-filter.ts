@@ -4,6 +4,7 @@
 // JSON paths are always bound parameters, never SQL text.
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { InvalidArgumentError } from '../errors';
+import { isIriKey } from './query-context';
 
 export type QueryFilter = Record<string, string | string[]>;
 export type NormalisedFilter = Array<{ path: string; values: string[] }>;
@@ -75,6 +76,11 @@ export function normaliseFilter(filter: QueryFilter | undefined): NormalisedFilt
  * (a filter key, a facet field).
  */
 export function checkFieldPath(path: string, what = 'query.filter key'): void {
+  // A namespaced term resolved to its IRI (query-context.ts): matched through each entry's @context.
+  if (isIriKey(path) && what === 'query.filter key') {
+    if (path.length > MAX_VALUE_LENGTH || /[\s"<>{}|\\^`]/.test(path)) throw new InvalidArgumentError(`${what} '${path.slice(0, 200)}' is not an IRI`);
+    return;
+  }
   const segments = path.split('.');
   const root = segments[0];
   const supported = `supported fields: ${FILTERABLE_FIELDS.join(', ')}`;
@@ -117,7 +123,25 @@ function verificationSql(path: string): RawBuilder<string | null> {
   return path === VERIFICATION_FIELD ? sql<string>`coalesce(${stored}, 'unverified')` : stored;
 }
 
+/**
+ * An entry has the term IRI `iri` when it uses it as a key, or a key `p:local` (or a term `t`) that its own
+ * `@context` (an object, or objects in an array) binds so that it expands to `iri` (ARD v0.91 §4.1, §5.3.1).
+ */
+function namespacedTermCondition(iri: string, values: string[]): RawBuilder<SqlBool> {
+  const vals = JSON.stringify({ vals: jsonCandidates(values) });
+  const matches = (value: RawBuilder<unknown>) => sql<SqlBool>`coalesce(jsonb_path_exists(${value}, '$ ? (@ == $vals[*])'::jsonpath, ${vals}::jsonb), false)`;
+  return sql<SqlBool>`(${matches(sql`e.entry -> ${iri}::text`)} OR EXISTS (
+    SELECT 1
+    FROM jsonb_array_elements(CASE jsonb_typeof(e.entry -> '@context') WHEN 'array' THEN e.entry -> '@context'
+                                WHEN 'object' THEN jsonb_build_array(e.entry -> '@context') ELSE '[]'::jsonb END) AS c(ctx)
+    CROSS JOIN LATERAL jsonb_each(CASE jsonb_typeof(c.ctx) WHEN 'object' THEN c.ctx ELSE '{}'::jsonb END) AS b(term, bound)
+    WHERE jsonb_typeof(b.bound) = 'string' AND starts_with(${iri}::text, b.bound #>> '{}')
+      AND (${matches(sql`e.entry -> (b.term || ':' || substr(${iri}::text, length(b.bound #>> '{}') + 1))`)}
+           OR (b.bound #>> '{}' = ${iri}::text AND ${matches(sql`e.entry -> b.term`)}))))`;
+}
+
 function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
+  if (isIriKey(path)) return namespacedTermCondition(path, values);
   if (Object.hasOwn(VERIFICATION_FIELDS, path)) return sql<SqlBool>`coalesce(${verificationSql(path)} = ANY(${values}::text[]), false)`;
   const segments = path.split('.');
   const column = columnField(segments[0]);
@@ -138,6 +162,7 @@ function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
 
 /** True when an entry can have several values at the path (arrays, JSON paths that may cross one). */
 export function isMultiValuedField(path: string): boolean {
+  if (isIriKey(path)) return true;
   if (Object.hasOwn(VERIFICATION_FIELDS, path)) return false;
   const root = path.split('.')[0];
   const column = columnField(root);

@@ -1,10 +1,11 @@
 // POST /explore (ARD §7.3)
 import { exploreRegistry as explore, type FacetRequest } from '../../search/explore-service';
+import { resolveFilterKeys } from '../../search/query-context';
 import type { QueryFilter } from '../../search/query-filter';
 import type { Handler } from '../handler';
 
 interface ExploreRequestBody {
-  query?: { text?: string; filter?: QueryFilter };
+  query?: { text?: string; filter?: QueryFilter; '@context'?: unknown };
   resultType: { facets: FacetRequest[] };
 }
 
@@ -12,7 +13,7 @@ export const exploreRegistry: Handler = async (ctx, request) => {
   const body = request.body as ExploreRequestBody;
   const result = await explore(
     { db: ctx.readDb, embedder: ctx.embedder, timings: ctx.metrics.searchTimings, vocabulary: ctx.vocabulary },
-    { text: body.query?.text, filter: body.query?.filter, facets: body.resultType.facets },
+    { text: body.query?.text, filter: resolveFilterKeys(body.query?.filter, body.query?.['@context']), facets: body.resultType.facets },
   );
   return { status: 200, body: result };
 };
