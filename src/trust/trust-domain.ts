@@ -85,3 +85,21 @@ export function bindingProblem(entry: Pick<CatalogEntry, 'identifier' | 'trustMa
 function assertNever(value: never): never {
   throw new Error(`unexpected identity anchor ${JSON.stringify(value)}`);
 }
+
+/**
+ * Splits results received from elsewhere (a federated peer's) into those whose trust manifest binds to
+ * their publisher and those that do not, with the reason: the §4.5.1 check for entries that are not ingested.
+ */
+export function partitionByBinding<T extends { identifier: string; trustManifest?: unknown }>(
+  items: readonly T[],
+): { bound: T[]; unbound: Array<{ identifier: string; reason: string }> } {
+  const bound: T[] = [];
+  const unbound: Array<{ identifier: string; reason: string }> = [];
+  for (const item of items) {
+    const manifest = item.trustManifest && typeof item.trustManifest === 'object' ? (item.trustManifest as Record<string, unknown>) : undefined;
+    const reason = typeof item.identifier === 'string' ? bindingProblem({ identifier: item.identifier, trustManifest: manifest }) : null;
+    if (reason) unbound.push({ identifier: item.identifier, reason });
+    else bound.push(item);
+  }
+  return { bound, unbound };
+}

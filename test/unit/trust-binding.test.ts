@@ -1,6 +1,6 @@
 // The publisher authority binding (ARD v0.91 §4.5.1): which trust domain each identity form names,
 // and when it binds to the identifier's publisher.
-import { bindingProblem, identityAnchor } from '../../src/trust';
+import { bindingProblem, identityAnchor, partitionByBinding } from '../../src/trust';
 
 const entry = (identifier: string, identity: unknown) => ({ identifier, trustManifest: { identity } });
 
@@ -39,5 +39,18 @@ describe('bindingProblem (ARD v0.91 §4.5.1)', () => {
   it('binds a DID-anchored identifier (urn:air:did:<method>:<id>:...) to exactly that DID', () => {
     expect(bindingProblem(entry('urn:air:did:plc:abc123:agent:a', 'did:plc:abc123'))).toBeNull();
     expect(bindingProblem(entry('urn:air:did:plc:abc123:agent:a', 'did:plc:other'))).toContain("not the DID 'did:plc:abc123'");
+  });
+});
+
+describe('partitionByBinding (federated results, ARD v0.91 §4.5.1)', () => {
+  it('keeps results that bind or claim nothing, and names why the others do not', () => {
+    const results = [
+      { identifier: 'urn:air:acme.com:agent:a', score: 90, trustManifest: { identity: 'spiffe://acme.com/a' } },
+      { identifier: 'urn:air:acme.com:agent:squat', score: 80, trustManifest: { identity: 'did:web:evil.com' } },
+      { identifier: 'urn:air:other.com:agent:plain', score: 70 },
+    ];
+    const { bound, unbound } = partitionByBinding(results);
+    expect(bound.map((r) => r.identifier)).toEqual(['urn:air:acme.com:agent:a', 'urn:air:other.com:agent:plain']);
+    expect(unbound).toEqual([{ identifier: 'urn:air:acme.com:agent:squat', reason: expect.stringContaining("trust domain 'evil.com'") }]);
   });
 });
