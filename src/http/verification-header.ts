@@ -5,9 +5,12 @@ import type { StoredVerification } from '../trust';
 
 export const VERIFICATION_HEADER = 'Registry-Verification';
 
-/** The header value; an entry not checked since it last changed is `state=unverified, reason=pending`. */
-export function verificationHeaderValue(verification: StoredVerification | null): string {
-  if (!verification) return 'state=unverified, reason=pending';
+/**
+ * The header value; without a stored check, `reason=no-trust-manifest` (nothing to check) or
+ * `reason=pending` (not checked since the entry last changed).
+ */
+export function verificationHeaderValue(verification: StoredVerification | null, hasTrustManifest: boolean): string {
+  if (!verification) return `state=unverified, reason=${hasTrustManifest ? 'pending' : 'no-trust-manifest'}`;
   const parts = [`state=${verification.state}`];
   if (verification.method) parts.push(`method=${verification.method}`);
   if (verification.reason) parts.push(`reason=${verification.reason}`);

@@ -1,4 +1,4 @@
-// Keeps every live entry's verification current (ARD v0.91 §4.5.2): entries never checked or changed
+// Keeps the verification of every live entry with a trust manifest current (ARD v0.91 §4.5.2): entries never checked or changed
 // since their check first, then those whose re-check is due (keys rotate, are revoked or expire).
 // Runs in the background of every registry process; two processes checking the same entry at once
 // only write the same outcome twice.

@@ -13,7 +13,10 @@ export interface StoredVerification {
   checkedAt: Date;
 }
 
-/** Live entries never checked, changed since their check, or due for a re-check (oldest first). */
+/**
+ * Live entries with a trust manifest never checked, changed since their check, or due for a re-check
+ * (oldest first). An entry without a trust manifest needs no row: it is 'unverified' by definition.
+ */
 export async function entriesDueForVerification(
   db: Kysely<Database>,
   now: Date,
@@ -24,6 +27,7 @@ export async function entriesDueForVerification(
     .leftJoin('entry_verification as v', 'v.identifier', 'e.identifier')
     .select(['e.identifier', 'e.entry', 'e.content_hash'])
     .where('e.deleted_at', 'is', null)
+    .where(sql<boolean>`e.entry ? 'trustManifest'`)
     .where((eb) => eb.or([eb('v.identifier', 'is', null), eb('v.content_hash', '<>', eb.ref('e.content_hash')), eb('v.next_check_at', '<=', now)]))
     .orderBy(sql`coalesce(v.next_check_at, '-infinity'::timestamptz)`)
     .orderBy('e.identifier')

@@ -19,5 +19,5 @@ export const getArdEntry: Handler = async (ctx, request) => {
   }
   const verification = await currentVerification(ctx.readDb, identifier);
   const response = cacheableResponse(request, found.entry, strongEtag(found.contentHash));
-  return { ...response, headers: { ...response.headers, [VERIFICATION_HEADER]: verificationHeaderValue(verification) } };
+  return { ...response, headers: { ...response.headers, [VERIFICATION_HEADER]: verificationHeaderValue(verification, found.entry.trustManifest !== undefined) } };
 };
