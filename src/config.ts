@@ -69,7 +69,16 @@ export interface RegistryConfig {
   searchRelatedWordsFile: string | null;
   /** A JSON file extending the bundled product glossary (src/catalog/product-glossary.ts); null = none. */
   searchGlossaryFile: string | null;
+  /** A trust manifest whose identity does not bind to the publisher (ARD v0.91 §4.5.1): rejected, or stored and flagged 'failed'. */
+  trustBinding: TrustBindingMode;
+  /** Seconds until an entry's trust manifest is checked again (keys rotate). */
+  trustRecheckSeconds: number;
+  /** How often the trust upkeep looks for entries to check, in ms; 0 = never (docs/trust.md). */
+  trustPollMs: number;
 }
+
+export const TRUST_BINDING_MODES = ['reject', 'flag'] as const;
+export type TrustBindingMode = (typeof TRUST_BINDING_MODES)[number];
 
 export interface CrawlConfig {
   /** Default re-crawl interval of a source, in seconds. */
@@ -235,6 +244,9 @@ const ENV_SCHEMA = z
     SEARCH_SYNONYMS_FILE: optionalPath(),
     SEARCH_RELATED_WORDS_FILE: optionalPath(),
     SEARCH_GLOSSARY_FILE: optionalPath(),
+    TRUST_BINDING: oneOf(TRUST_BINDING_MODES, 'reject'),
+    TRUST_RECHECK_SECONDS: integer(86400, 60, 30 * 86400),
+    TRUST_POLL_MS: integer(30000, 0, 3600000),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_REPLICA_URL !== null && env.DATABASE_URL === null) {
@@ -303,6 +315,9 @@ export function envToConfig(env: Env): RegistryConfig {
     searchSynonymsFile: e.SEARCH_SYNONYMS_FILE,
     searchRelatedWordsFile: e.SEARCH_RELATED_WORDS_FILE,
     searchGlossaryFile: e.SEARCH_GLOSSARY_FILE,
+    trustBinding: e.TRUST_BINDING,
+    trustRecheckSeconds: e.TRUST_RECHECK_SECONDS,
+    trustPollMs: e.TRUST_POLL_MS,
   };
 }
 

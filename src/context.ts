@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { loadAlexandriaLibrary } from './alexandria/record';
 import { registryLibrary, type RegistryLibrary } from './alexandria/registry-resource-index';
 import { loadProductGlossary, type ProductGlossary } from './catalog/product-glossary';
+import { publicUrlHasIpHost } from './catalog/registry-manifest';
 import type { RegistryConfig } from './config';
 import { createWebCrawler } from './crawl';
 import type { Crawler } from './crawl';
@@ -26,6 +27,7 @@ import { createPageTokenCodec, type PageTokenCodec } from './search/paging';
 import { loadQueryVocabulary, type QueryVocabulary } from './search/query-vocabulary';
 import type { QueryEmbedder } from './search/relevance';
 import { createSearchService, type SearchService } from './search/search-service';
+import { startTrustUpkeep, type TrustUpkeep } from './trust';
 
 export interface AppContext {
   config: RegistryConfig;
@@ -55,8 +57,15 @@ export interface AppContext {
   crawler: Crawler;
   /** Peer clients, circuit breakers and counters of federated search. */
   federation: Federation;
+  /** Checks entries' trust manifests in the background (src/trust, TRUST_POLL_MS). */
+  trust: TrustUpkeep;
   destroy(): Promise<void>;
 }
+
+/** A DID document or JWKS is a few keys: 64 KiB is generous, and a larger one is refused ('did-document-too-large'). */
+export const TRUST_DOCUMENT_MAX_BYTES = 64 * 1024;
+/** Deadline for fetching one DID document or JWKS. */
+export const TRUST_FETCH_TIMEOUT_MS = 10_000;
 
 export interface ContextOptions {
   logger?: Logger;
@@ -67,6 +76,12 @@ export interface ContextOptions {
 
 export async function createContext(config: RegistryConfig, options: ContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  if (publicUrlHasIpHost(config.publicUrl)) {
+    logger.warn(
+      { publicUrl: config.publicUrl },
+      "PUBLIC_URL's host is an IP address: this registry's own entries get an IP as their URN publisher, which is not a domain (ARD Appendix C); set PUBLIC_URL to the registry's domain name",
+    );
+  }
   // Before anything is opened: a bad vocabulary file stops the start with nothing to close.
   const vocabulary = await loadQueryVocabulary({ synonymsFile: config.searchSynonymsFile, relatedWordsFile: config.searchRelatedWordsFile });
   const glossary = await loadProductGlossary(config.searchGlossaryFile);
@@ -93,6 +108,16 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     const upkeep = startIndexUpkeep({ db: database.db, embedder, models, glossary, logger });
     const crawler = createWebCrawler({ db: database.db, embedder, config, logger, glossary }, options.crawlHttp);
     const federation = createFederation(config);
+    const trust = startTrustUpkeep(
+      {
+        db: database.db,
+        // The crawler's client: its User-Agent, address policy (CRAWL_ALLOW_PRIVATE) and deadlines.
+        keys: { http: crawler.http, timeoutMs: Math.min(config.crawl.timeoutMs, TRUST_FETCH_TIMEOUT_MS), maxBytes: TRUST_DOCUMENT_MAX_BYTES },
+        recheckSeconds: config.trustRecheckSeconds,
+        logger,
+      },
+      config.trustPollMs,
+    );
     const metrics = createMetrics();
     if (bundled) metrics.bundledEmbeddingRuntime.set({ runtime: bundled.runtime }, 1);
     registerFederationMetrics(metrics, federation);
@@ -123,7 +148,9 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       library,
       crawler,
       federation,
+      trust,
       async destroy() {
+        await trust.stop();
         await crawler.close();
         await federation.close();
         await opened?.close();

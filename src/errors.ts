@@ -13,9 +13,12 @@ export type ErrorCode =
 export abstract class ApiError extends Error {
   abstract readonly status: number;
   abstract readonly errorCode: ErrorCode;
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** Response headers the error carries (e.g. Cache-Control of a 404 Retrieve). */
+  readonly headers: Readonly<Record<string, string>>;
+  constructor(message: string, options?: { cause?: unknown; headers?: Record<string, string> }) {
     super(message, options);
     this.name = new.target.name;
+    this.headers = options?.headers ?? {};
   }
 }
 

@@ -1,4 +1,5 @@
-// This registry's own capability manifest, served at /.well-known/ai-catalog.json (ARD §4.1, §7): an entry
+// This registry's own capability manifest, served at /.well-known/ard.json (ARD v0.91 §5.1, `entries` and
+// the transport-defined `host`) and /.well-known/ai-catalog.json (v0.9 §4.1, for older consumers): an entry
 // of type application/ai-registry+json whose url is the API base (POST {url}search, {url}explore, ...), so
 // other registries and clients can discover and federate it, plus the Alexandria MCP endpoint.
 import { type CatalogManifest, isValidIdentifier, MEDIA_TYPES } from './catalog-entry';
@@ -18,6 +19,18 @@ export function registryIdentifier(publicUrl: string): string {
   return `urn:air:${publisherForPublicUrl(publicUrl)}:registry:${REGISTRY_NAME}`;
 }
 
+/** True when PUBLIC_URL's host is an IP address: the URN publisher is then not a domain (ARD Appendix C). */
+export function publicUrlHasIpHost(publicUrl: string): boolean {
+  const host = new URL(publicUrl).hostname.replace(/^\[|\]$/g, '');
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(':');
+}
+
+/** The v0.91 form of the manifest (/.well-known/ard.json): `entries`, plus `host` as a transport-defined member. */
+export function selfArdManifest(publicUrl: string): { host: CatalogManifest['host']; entries: CatalogManifest['entries'] } {
+  const { host, entries } = selfCatalogManifest(publicUrl);
+  return { host, entries };
+}
+
 export function selfCatalogManifest(publicUrl: string): CatalogManifest {
   const base = new URL(publicUrl).toString();
   const publisher = publisherForPublicUrl(base);
@@ -34,6 +47,11 @@ export function selfCatalogManifest(publicUrl: string): CatalogManifest {
           'ARD Agent Registry: POST search and explore over MCP servers, A2A agents, skills and the Alexandria ' +
           'library of agent papers, repositories and posts. Free, unauthenticated reads.',
         tags: ['registry', 'search', 'federation'],
+        representativeQueries: [
+          'find an MCP server that can read my calendar',
+          'which agents can book flights?',
+          'search a registry of AI agents and tools',
+        ],
       },
       {
         identifier: `urn:air:${publisher}:mcp:alexandria`,

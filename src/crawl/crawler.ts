@@ -3,7 +3,7 @@
 // embedding. A source whose catalog cannot be read keeps everything it had; entries are tombstoned
 // only when every document of the source was read.
 import type { Kysely } from 'kysely';
-import { MEDIA_TYPES, type CatalogEntry, type HostInfo } from '../catalog/catalog-entry';
+import { canonicalJson, MEDIA_TYPES, type CatalogEntry, type HostInfo } from '../catalog/catalog-entry';
 import {
   liveClaimsOfOtherSources,
   liveEntriesOfSource,
@@ -16,7 +16,7 @@ import type { CrawlConfig } from '../config';
 import type { Database, SourceRow } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { NotFoundError, ServiceUnavailableError } from '../errors';
-import { ManifestInvalidError, validateManifest, writeEntries } from '../ingest/ingest-manifest';
+import { ManifestInvalidError, validateManifest, writeEntries, type BindingMode } from '../ingest/ingest-manifest';
 import type { Logger } from '../logger';
 import { fetchRobots, findCatalogLinks, isOutboundError, type HostLimiter, type HttpClient, type RobotsRules } from '../outbound';
 import {
@@ -40,6 +40,8 @@ export interface CrawlerDeps {
   logger: Logger;
   /** The product glossary crawled entries are glossed with; default the bundled one. */
   glossary?: ProductGlossary;
+  /** TRUST_BINDING: a trust manifest not bound to its publisher is rejected (default) or stored and flagged. */
+  binding?: BindingMode;
 }
 
 export interface CrawlEvents {
@@ -149,6 +151,8 @@ class CrawlSession {
   /** A document of the source could not be read: store what was read, remove nothing. */
   private incomplete = false;
   private stored: Promise<Map<string, CatalogEntry[]>> | null = null;
+  /** Entries of /.well-known/ard.json (canonical JSON by identifier): they win over ai-catalog.json's. */
+  private readonly ardJsonEntries = new Map<string, string>();
 
   constructor(
     private readonly deps: CrawlerDeps,
@@ -173,6 +177,7 @@ class CrawlSession {
       via = root.via;
       httpStatus = root.fetched.status;
       await this.processDocument({ url: root.fetched.url, depth: 0, authorities: root.authorities, via }, root.fetched, true);
+      if (root.companion) await this.processDocument({ url: root.companion.url, depth: 0, authorities: root.authorities, via: 'well-known' }, root.companion, false);
       const queue = this.pendingQueue;
       while (queue.length > 0) {
         const next = queue.shift() as QueuedDocument;
@@ -199,14 +204,19 @@ class CrawlSession {
 
   // ---- discovery (ARD §6.1) ----
 
-  private async discover(): Promise<{ fetched: Fetched; via: DiscoveryMechanism; authorities: Set<string> }> {
+  /**
+   * v0.91 §5.1: a consumer MUST fetch /.well-known/ard.json; the predecessor's ai-catalog.json is read
+   * too. When both exist, ard.json is the root and ai-catalog.json its companion; an identifier both
+   * list is taken from ard.json (readManifest). <link rel="ard"> and rel="ai-catalog" are both followed.
+   */
+  private async discover(): Promise<{ fetched: Fetched; via: DiscoveryMechanism; authorities: Set<string>; companion?: Fetched }> {
     const location = parseSourceLocation(this.source.location);
     const locationHost = hostAuthority(location.url.href);
     if (!location.discover) {
       const fetched = await this.fetchAllowed(location.url.href, true);
       if (fetched.kind === 'html') {
         const link = findCatalogLinks(fetched.text, fetched.url)[0];
-        if (!link) throw new CrawlAbort(`${fetched.url} is an HTML page without <link rel="ai-catalog">`, fetched.status);
+        if (!link) throw new CrawlAbort(`${fetched.url} is an HTML page without <link rel="ard"> or <link rel="ai-catalog">`, fetched.status);
         return this.rootFrom(await this.fetchAllowed(link, false), 'html-link', locationHost);
       }
       return this.rootFrom(fetched, 'url', locationHost);
@@ -214,18 +224,22 @@ class CrawlSession {
     const origin = location.url.origin;
     const robots = await this.robotsFor(origin);
     const candidates: Array<{ url: string; via: DiscoveryMechanism }> = [
-      { url: `${origin}/.well-known/ai-catalog.json`, via: 'well-known' },
       { url: `${origin}/.well-known/ard.json`, via: 'ard.json' },
+      { url: `${origin}/.well-known/ai-catalog.json`, via: 'well-known' },
       ...robots.agentmaps().map((url) => ({ url, via: 'agentmap' as const })),
     ];
     const tried: string[] = [];
-    for (const candidate of candidates) {
+    const absent = (fetched: Fetched) => fetched.kind === 'http-error' && fetched.status >= 400 && fetched.status < 500 && fetched.status !== 429;
+    for (const [i, candidate] of candidates.entries()) {
       const fetched = await this.fetchAllowed(candidate.url, false, true);
-      if (fetched.kind === 'http-error' && fetched.status >= 400 && fetched.status < 500 && fetched.status !== 429) {
+      if (absent(fetched)) {
         tried.push(`${candidate.url} (${fetched.status === ROBOTS_REFUSED ? 'disallowed by robots.txt' : `HTTP ${fetched.status}`})`);
         continue;
       }
-      return this.rootFrom(fetched, candidate.via, locationHost);
+      const root = this.rootFrom(fetched, candidate.via, locationHost);
+      if (i > 0) return root;
+      const companion = await this.fetchAllowed(candidates[1].url, false, true);
+      return absent(companion) ? root : { ...root, companion: this.rootFrom(companion, 'well-known', locationHost).fetched };
     }
     const page = await this.fetchAllowed(`${origin}/`, true, true);
     if (page.kind === 'html') {
@@ -234,7 +248,7 @@ class CrawlSession {
     }
     throw new CrawlAbort(
       `no catalog found for ${this.source.location}: tried ${tried.join(', ') || 'nothing allowed'}, Agentmap lines in robots.txt, ` +
-        `and <link rel="ai-catalog"> on ${origin}/ (DNS discovery is not implemented)`,
+        `and <link rel="ard"> or <link rel="ai-catalog"> on ${origin}/ (DNS discovery is not implemented)`,
     );
   }
 
@@ -286,6 +300,7 @@ class CrawlSession {
       const previous = this.source.validators[fetched.requested];
       if (previous) this.validators.set(fetched.requested, previous);
       for (const entry of before) {
+        if (doc.via === 'ard.json') this.ardJsonEntries.set(entry.identifier, canonicalJson(entry));
         this.kept.add(entry.identifier);
         this.seenIdentifiers.add(entry.identifier);
         if (entry.type === MEDIA_TYPES.catalog && typeof entry.url === 'string') this.enqueue(entry.url, fetched.url, doc);
@@ -323,13 +338,21 @@ class CrawlSession {
       );
     }
     this.entriesSeen += count;
-    const { host, valid, rejected } = validateManifest(manifest, docUrl);
+    const { host, valid, rejected } = validateManifest(manifest, docUrl, { binding: this.deps.binding });
     const effectiveHost = host ?? parentHost;
     for (const problem of rejected) this.reject({ url: docUrl, ...problem });
     const indexOf = new Map<CatalogEntry, number>();
     (manifest as { entries: unknown[] }).entries.forEach((e, i) => indexOf.set(e as CatalogEntry, i));
     for (const entry of valid) {
       const index = indexOf.get(entry) ?? -1;
+      const preferred = doc.via === 'well-known' && !ardJson ? this.ardJsonEntries.get(entry.identifier) : undefined;
+      if (preferred !== undefined) {
+        // The same entry in both well-known documents is one listing; a different one loses to ard.json.
+        if (preferred !== canonicalJson(entry)) {
+          this.reject({ url: docUrl, index, identifier: entry.identifier, reason: 'also listed, differently, in /.well-known/ard.json, which takes precedence (ARD v0.91 §5.1)' });
+        }
+        continue;
+      }
       const ownership = this.source.trusted ? null : ownershipProblem(entry.identifier, doc.authorities);
       if (ownership) {
         this.reject({ url: docUrl, index, identifier: entry.identifier, reason: ownership });
@@ -340,6 +363,7 @@ class CrawlSession {
         continue;
       }
       this.seenIdentifiers.add(entry.identifier);
+      if (ardJson) this.ardJsonEntries.set(entry.identifier, canonicalJson(entry));
       this.accepted.push(prepareEntry({ entry, host: effectiveHost, origin: docUrl, fetchedAt: this.started, sourceId: this.sourceId }, this.deps.glossary));
       if (entry.type !== MEDIA_TYPES.catalog) continue;
       if (typeof entry.url === 'string') {

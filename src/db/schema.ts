@@ -94,9 +94,22 @@ export interface CorpusStatsTable {
   total_length: number;
 }
 
+/** The trust check of an entry (db/migrations/0015_entry_verification.sql, src/trust/). */
+export interface EntryVerificationTable {
+  identifier: string;
+  content_hash: string;
+  state: string;
+  reason: string | null;
+  method: string | null;
+  detail: string;
+  checked_at: Timestamp;
+  next_check_at: Timestamp;
+}
+
 export interface Database {
   entries: EntriesTable;
   entry_vectors: EntryVectorsTable;
+  entry_verification: EntryVerificationTable;
   tag_vectors: TagVectorsTable;
   registry_settings: RegistrySettingsTable;
   schema_migrations: SchemaMigrationsTable;

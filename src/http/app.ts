@@ -19,6 +19,7 @@ import { toErrorResponse } from './error-response';
 import { describeValidationErrors } from './validation-message';
 import { createAlexandriaMcpServer, mountMcpOverHttp } from '../mcp';
 import { mountLibraryRoutes } from './library-routes';
+import { VERIFICATION_HEADER } from './verification-header';
 
 export interface RegistryApp {
   app: express.Express;
@@ -91,7 +92,7 @@ export function createApp(ctx: AppContext): RegistryApp {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
     allowedHeaders: ['Content-Type', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', VERIFICATION_HEADER],
     maxAge: 600,
   });
   app.use((req, res, next) => (isAdminPath(req.path) ? next() : readCors(req, res, next)));

@@ -6,6 +6,9 @@ import type { HandlerRequest, HandlerResponse } from './handler';
 /** Short enough that a changed entry shows within a minute; revalidation is cheap (304). */
 export const CACHE_CONTROL = 'public, max-age=60';
 
+/** A 404 of Retrieve: fresh for 10 s at most, then revalidated (ARD v0.91 §5.3.4). */
+export const NOT_FOUND_CACHE_CONTROL = 'public, max-age=10, must-revalidate';
+
 /** A strong ETag from a hash the caller already has (e.g. the stored content hash). */
 export function strongEtag(hash: string): string {
   return `"${hash}"`;

@@ -12,7 +12,7 @@ export interface ErrorResponse {
 export function toErrorResponse(error: unknown, requestId: string, logger: Logger): ErrorResponse {
   if (error instanceof ApiError) {
     if (error.status >= 500) logger.error({ err: error, requestId }, error.message);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...error.headers };
     if (error instanceof RateLimitError) headers['Retry-After'] = String(error.retryAfterSeconds);
     return { status: error.status, body: { errorCode: error.errorCode, message: error.message }, headers };
   }

@@ -19,7 +19,7 @@ import {
   ResourceNotFoundError,
 } from '../alexandria';
 import { listStoredRecords, type RegistryLibrary } from '../alexandria/registry-resource-index';
-import { selfCatalogManifest } from '../catalog/registry-manifest';
+import { selfArdManifest, selfCatalogManifest } from '../catalog/registry-manifest';
 import type { Database } from '../db/schema';
 import { InvalidArgumentError, NotFoundError } from '../errors';
 import { ifNoneMatchHits } from './caching';
@@ -55,6 +55,13 @@ export function mountLibraryRoutes(app: express.Express, deps: LibraryRouteDeps)
     '/.well-known/ai-catalog.json',
     route(async (req, res) => {
       sendCacheable(req, res, 'application/json; charset=utf-8', JSON.stringify(selfCatalogManifest(base)));
+    }),
+  );
+
+  app.get(
+    '/.well-known/ard.json',
+    route(async (req, res) => {
+      sendCacheable(req, res, 'application/json; charset=utf-8', JSON.stringify(selfArdManifest(base)));
     }),
   );
 

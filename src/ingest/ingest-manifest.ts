@@ -12,6 +12,14 @@ import type { Embedder } from '../embedding/embedder';
 import { ENTRY_VECTOR_FIELDS, entryEmbeddingTexts } from '../embedding/entry-texts';
 import { fillTagVectors } from '../embedding/tag-vectors';
 import { vacuumSearchStatistics } from '../db/maintenance';
+import { bindingProblem } from '../trust/trust-domain';
+
+/**
+ * What a trust manifest that does not bind to the identifier's publisher (ARD v0.91 §4.5.1) does at
+ * ingestion: 'reject' (the default) reports the entry as rejected; 'flag' stores it, and the trust
+ * upkeep records it as failed ('binding-mismatch').
+ */
+export type BindingMode = 'reject' | 'flag';
 
 export class ManifestInvalidError extends Error {
   override name = 'ManifestInvalidError';
@@ -43,10 +51,16 @@ export interface IngestDeps {
   embedder: Embedder;
   /** The product glossary entries are glossed with (the context's: SEARCH_GLOSSARY_FILE); default the bundled one. */
   glossary?: ProductGlossary;
+  /** TRUST_BINDING; default 'reject'. */
+  binding?: BindingMode;
 }
 
 /** Validates a manifest's entries without writing anything. */
-export function validateManifest(manifest: unknown, origin: string): { host: HostInfo | undefined; valid: CatalogEntry[]; rejected: EntryProblem[] } {
+export function validateManifest(
+  manifest: unknown,
+  origin: string,
+  options: { binding?: BindingMode } = {},
+): { host: HostInfo | undefined; valid: CatalogEntry[]; rejected: EntryProblem[] } {
   const problems = validateManifestEnvelope(manifest);
   if (problems.length > 0) throw new ManifestInvalidError(problems, origin);
   const { host, entries } = manifest as CatalogManifest;
@@ -55,7 +69,9 @@ export function validateManifest(manifest: unknown, origin: string): { host: Hos
   const seen = new Set<string>();
   entries.forEach((entry: unknown, index) => {
     const identifier = identifierOf(entry);
-    const reasons = validateCatalogEntry(entry);
+    const reasons = [...validateCatalogEntry(entry)];
+    const binding = reasons.length === 0 && options.binding !== 'flag' ? bindingProblem(entry as CatalogEntry) : null;
+    if (binding) reasons.push(binding);
     if (reasons.length > 0) {
       rejected.push({ index, identifier, reason: reasons.join('; ') });
     } else if (seen.has(identifier as string)) {
@@ -70,7 +86,7 @@ export function validateManifest(manifest: unknown, origin: string): { host: Hos
 
 export async function ingestManifest(deps: IngestDeps, manifest: unknown, options: IngestOptions): Promise<IngestReport> {
   const fetchedAt = options.fetchedAt ?? new Date();
-  const { host, valid, rejected } = validateManifest(manifest, options.origin);
+  const { host, valid, rejected } = validateManifest(manifest, options.origin, { binding: deps.binding });
   const prepared = valid.map((entry) => prepareEntry({ entry, host, origin: options.origin, fetchedAt }, deps.glossary));
   const { added, updated, unchanged } = await writeEntries(deps, prepared, { onProgress: options.onProgress });
   return {

@@ -171,17 +171,18 @@ function peg$parse(input, options) {
   const peg$c0 = "-";
   const peg$c1 = ")";
   const peg$c2 = "(";
-  const peg$c3 = ".";
-  const peg$c4 = "<=";
-  const peg$c5 = ">=";
-  const peg$c6 = "!=";
-  const peg$c7 = "'";
-  const peg$c8 = "\"";
-  const peg$c9 = "\\";
-  const peg$c10 = "\0";
-  const peg$c11 = "and";
-  const peg$c12 = "or";
-  const peg$c13 = "not";
+  const peg$c3 = "@";
+  const peg$c4 = ".";
+  const peg$c5 = "<=";
+  const peg$c6 = ">=";
+  const peg$c7 = "!=";
+  const peg$c8 = "'";
+  const peg$c9 = "\"";
+  const peg$c10 = "\\";
+  const peg$c11 = "\0";
+  const peg$c12 = "and";
+  const peg$c13 = "or";
+  const peg$c14 = "not";
 
   const peg$r0 = /^[A-Za-z_]/;
   const peg$r1 = /^[A-Za-z0-9_]/;
@@ -201,33 +202,34 @@ function peg$parse(input, options) {
   const peg$e4 = peg$otherExpectation("(");
   const peg$e5 = peg$literalExpectation("(", false);
   const peg$e6 = peg$otherExpectation("field name");
-  const peg$e7 = peg$classExpectation([["A", "Z"], ["a", "z"], "_"], false, false, false);
-  const peg$e8 = peg$classExpectation([["A", "Z"], ["a", "z"], ["0", "9"], "_"], false, false, false);
-  const peg$e9 = peg$literalExpectation(".", false);
-  const peg$e10 = peg$classExpectation([["A", "Z"], ["a", "z"], ["0", "9"], "_", "-"], false, false, false);
-  const peg$e11 = peg$otherExpectation("operator");
-  const peg$e12 = peg$literalExpectation("<=", false);
-  const peg$e13 = peg$literalExpectation(">=", false);
-  const peg$e14 = peg$literalExpectation("!=", false);
-  const peg$e15 = peg$classExpectation([":", ["<", ">"]], false, false, false);
-  const peg$e16 = peg$otherExpectation("value");
-  const peg$e17 = peg$literalExpectation("'", false);
-  const peg$e18 = peg$literalExpectation("\"", false);
-  const peg$e19 = peg$classExpectation(["\"", "'"], false, false, false);
-  const peg$e20 = peg$classExpectation(["'", "\\"], true, false, false);
-  const peg$e21 = peg$classExpectation(["\"", "\\"], true, false, false);
-  const peg$e22 = peg$literalExpectation("\\", false);
-  const peg$e23 = peg$classExpectation(["'", "\"", "\\"], false, false, false);
-  const peg$e24 = peg$literalExpectation("\0", false);
-  const peg$e25 = peg$classExpectation([" ", "\t", "\n", "\r", "\v", "\f", "\xA0", "\u1680", ["\u2000", "\u200A"], "\u2028", "\u2029", "\u202F", "\u205F", "\u3000", "\uFEFF", "(", ")", "'", "\"", "\\", "=", "<", ">", "!", ["\0", "\x1F"], "\x7F"], true, false, false);
-  const peg$e26 = peg$otherExpectation("AND");
-  const peg$e27 = peg$literalExpectation("AND", true);
-  const peg$e28 = peg$otherExpectation("OR");
-  const peg$e29 = peg$literalExpectation("OR", true);
-  const peg$e30 = peg$otherExpectation("NOT");
-  const peg$e31 = peg$literalExpectation("NOT", true);
-  const peg$e32 = peg$classExpectation([" ", "\t", "\n", "\r", "\v", "\f", "\xA0", "\u1680", ["\u2000", "\u200A"], "\u2028", "\u2029", "\u202F", "\u205F", "\u3000", "\uFEFF"], false, false, false);
-  const peg$e33 = peg$otherExpectation("whitespace");
+  const peg$e7 = peg$literalExpectation("@", false);
+  const peg$e8 = peg$classExpectation([["A", "Z"], ["a", "z"], "_"], false, false, false);
+  const peg$e9 = peg$classExpectation([["A", "Z"], ["a", "z"], ["0", "9"], "_"], false, false, false);
+  const peg$e10 = peg$literalExpectation(".", false);
+  const peg$e11 = peg$classExpectation([["A", "Z"], ["a", "z"], ["0", "9"], "_", "-"], false, false, false);
+  const peg$e12 = peg$otherExpectation("operator");
+  const peg$e13 = peg$literalExpectation("<=", false);
+  const peg$e14 = peg$literalExpectation(">=", false);
+  const peg$e15 = peg$literalExpectation("!=", false);
+  const peg$e16 = peg$classExpectation([":", ["<", ">"]], false, false, false);
+  const peg$e17 = peg$otherExpectation("value");
+  const peg$e18 = peg$literalExpectation("'", false);
+  const peg$e19 = peg$literalExpectation("\"", false);
+  const peg$e20 = peg$classExpectation(["\"", "'"], false, false, false);
+  const peg$e21 = peg$classExpectation(["'", "\\"], true, false, false);
+  const peg$e22 = peg$classExpectation(["\"", "\\"], true, false, false);
+  const peg$e23 = peg$literalExpectation("\\", false);
+  const peg$e24 = peg$classExpectation(["'", "\"", "\\"], false, false, false);
+  const peg$e25 = peg$literalExpectation("\0", false);
+  const peg$e26 = peg$classExpectation([" ", "\t", "\n", "\r", "\v", "\f", "\xA0", "\u1680", ["\u2000", "\u200A"], "\u2028", "\u2029", "\u202F", "\u205F", "\u3000", "\uFEFF", "(", ")", "'", "\"", "\\", "=", "<", ">", "!", ["\0", "\x1F"], "\x7F"], true, false, false);
+  const peg$e27 = peg$otherExpectation("AND");
+  const peg$e28 = peg$literalExpectation("AND", true);
+  const peg$e29 = peg$otherExpectation("OR");
+  const peg$e30 = peg$literalExpectation("OR", true);
+  const peg$e31 = peg$otherExpectation("NOT");
+  const peg$e32 = peg$literalExpectation("NOT", true);
+  const peg$e33 = peg$classExpectation([" ", "\t", "\n", "\r", "\v", "\f", "\xA0", "\u1680", ["\u2000", "\u200A"], "\u2028", "\u2029", "\u202F", "\u205F", "\u3000", "\uFEFF"], false, false, false);
+  const peg$e34 = peg$otherExpectation("whitespace");
 
   function peg$f0(expr) {    return expr ?? null;  }
   function peg$f1(head, tail) {
@@ -788,7 +790,7 @@ function peg$parse(input, options) {
   }
 
   function peg$parseField() {
-    let s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10;
+    let s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11;
 
     peg$silentFails++;
     s0 = peg$currPos;
@@ -805,121 +807,131 @@ function peg$parse(input, options) {
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
       s3 = peg$currPos;
-      s4 = input.charAt(peg$currPos);
-      if (peg$r0.test(s4)) {
+      if (input.charCodeAt(peg$currPos) === 64) {
+        s4 = peg$c3;
         peg$currPos++;
       } else {
         s4 = peg$FAILED;
         if (peg$silentFails === 0) { peg$fail(peg$e7); }
       }
-      if (s4 !== peg$FAILED) {
-        s5 = [];
-        s6 = input.charAt(peg$currPos);
-        if (peg$r1.test(s6)) {
-          peg$currPos++;
-        } else {
-          s6 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e8); }
-        }
-        while (s6 !== peg$FAILED) {
-          s5.push(s6);
-          s6 = input.charAt(peg$currPos);
-          if (peg$r1.test(s6)) {
-            peg$currPos++;
-          } else {
-            s6 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e8); }
-          }
-        }
+      if (s4 === peg$FAILED) {
+        s4 = null;
+      }
+      s5 = input.charAt(peg$currPos);
+      if (peg$r0.test(s5)) {
+        peg$currPos++;
+      } else {
+        s5 = peg$FAILED;
+        if (peg$silentFails === 0) { peg$fail(peg$e8); }
+      }
+      if (s5 !== peg$FAILED) {
         s6 = [];
-        s7 = peg$currPos;
-        if (input.charCodeAt(peg$currPos) === 46) {
-          s8 = peg$c3;
+        s7 = input.charAt(peg$currPos);
+        if (peg$r1.test(s7)) {
           peg$currPos++;
         } else {
-          s8 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e9); }
-        }
-        if (s8 !== peg$FAILED) {
-          s9 = [];
-          s10 = input.charAt(peg$currPos);
-          if (peg$r2.test(s10)) {
-            peg$currPos++;
-          } else {
-            s10 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e10); }
-          }
-          if (s10 !== peg$FAILED) {
-            while (s10 !== peg$FAILED) {
-              s9.push(s10);
-              s10 = input.charAt(peg$currPos);
-              if (peg$r2.test(s10)) {
-                peg$currPos++;
-              } else {
-                s10 = peg$FAILED;
-                if (peg$silentFails === 0) { peg$fail(peg$e10); }
-              }
-            }
-          } else {
-            s9 = peg$FAILED;
-          }
-          if (s9 !== peg$FAILED) {
-            s8 = [s8, s9];
-            s7 = s8;
-          } else {
-            peg$currPos = s7;
-            s7 = peg$FAILED;
-          }
-        } else {
-          peg$currPos = s7;
           s7 = peg$FAILED;
+          if (peg$silentFails === 0) { peg$fail(peg$e9); }
         }
         while (s7 !== peg$FAILED) {
           s6.push(s7);
-          s7 = peg$currPos;
-          if (input.charCodeAt(peg$currPos) === 46) {
-            s8 = peg$c3;
+          s7 = input.charAt(peg$currPos);
+          if (peg$r1.test(s7)) {
             peg$currPos++;
           } else {
-            s8 = peg$FAILED;
+            s7 = peg$FAILED;
             if (peg$silentFails === 0) { peg$fail(peg$e9); }
           }
-          if (s8 !== peg$FAILED) {
-            s9 = [];
-            s10 = input.charAt(peg$currPos);
-            if (peg$r2.test(s10)) {
+        }
+        s7 = [];
+        s8 = peg$currPos;
+        if (input.charCodeAt(peg$currPos) === 46) {
+          s9 = peg$c4;
+          peg$currPos++;
+        } else {
+          s9 = peg$FAILED;
+          if (peg$silentFails === 0) { peg$fail(peg$e10); }
+        }
+        if (s9 !== peg$FAILED) {
+          s10 = [];
+          s11 = input.charAt(peg$currPos);
+          if (peg$r2.test(s11)) {
+            peg$currPos++;
+          } else {
+            s11 = peg$FAILED;
+            if (peg$silentFails === 0) { peg$fail(peg$e11); }
+          }
+          if (s11 !== peg$FAILED) {
+            while (s11 !== peg$FAILED) {
+              s10.push(s11);
+              s11 = input.charAt(peg$currPos);
+              if (peg$r2.test(s11)) {
+                peg$currPos++;
+              } else {
+                s11 = peg$FAILED;
+                if (peg$silentFails === 0) { peg$fail(peg$e11); }
+              }
+            }
+          } else {
+            s10 = peg$FAILED;
+          }
+          if (s10 !== peg$FAILED) {
+            s9 = [s9, s10];
+            s8 = s9;
+          } else {
+            peg$currPos = s8;
+            s8 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s8;
+          s8 = peg$FAILED;
+        }
+        while (s8 !== peg$FAILED) {
+          s7.push(s8);
+          s8 = peg$currPos;
+          if (input.charCodeAt(peg$currPos) === 46) {
+            s9 = peg$c4;
+            peg$currPos++;
+          } else {
+            s9 = peg$FAILED;
+            if (peg$silentFails === 0) { peg$fail(peg$e10); }
+          }
+          if (s9 !== peg$FAILED) {
+            s10 = [];
+            s11 = input.charAt(peg$currPos);
+            if (peg$r2.test(s11)) {
               peg$currPos++;
             } else {
-              s10 = peg$FAILED;
-              if (peg$silentFails === 0) { peg$fail(peg$e10); }
+              s11 = peg$FAILED;
+              if (peg$silentFails === 0) { peg$fail(peg$e11); }
             }
-            if (s10 !== peg$FAILED) {
-              while (s10 !== peg$FAILED) {
-                s9.push(s10);
-                s10 = input.charAt(peg$currPos);
-                if (peg$r2.test(s10)) {
+            if (s11 !== peg$FAILED) {
+              while (s11 !== peg$FAILED) {
+                s10.push(s11);
+                s11 = input.charAt(peg$currPos);
+                if (peg$r2.test(s11)) {
                   peg$currPos++;
                 } else {
-                  s10 = peg$FAILED;
-                  if (peg$silentFails === 0) { peg$fail(peg$e10); }
+                  s11 = peg$FAILED;
+                  if (peg$silentFails === 0) { peg$fail(peg$e11); }
                 }
               }
             } else {
-              s9 = peg$FAILED;
+              s10 = peg$FAILED;
             }
-            if (s9 !== peg$FAILED) {
-              s8 = [s8, s9];
-              s7 = s8;
+            if (s10 !== peg$FAILED) {
+              s9 = [s9, s10];
+              s8 = s9;
             } else {
-              peg$currPos = s7;
-              s7 = peg$FAILED;
+              peg$currPos = s8;
+              s8 = peg$FAILED;
             }
           } else {
-            peg$currPos = s7;
-            s7 = peg$FAILED;
+            peg$currPos = s8;
+            s8 = peg$FAILED;
           }
         }
-        s4 = [s4, s5, s6];
+        s4 = [s4, s5, s6, s7];
         s3 = s4;
       } else {
         peg$currPos = s3;
@@ -955,28 +967,28 @@ function peg$parse(input, options) {
 
     peg$silentFails++;
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 2) === peg$c4) {
-      s1 = peg$c4;
+    if (input.substr(peg$currPos, 2) === peg$c5) {
+      s1 = peg$c5;
       peg$currPos += 2;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e12); }
+      if (peg$silentFails === 0) { peg$fail(peg$e13); }
     }
     if (s1 === peg$FAILED) {
-      if (input.substr(peg$currPos, 2) === peg$c5) {
-        s1 = peg$c5;
+      if (input.substr(peg$currPos, 2) === peg$c6) {
+        s1 = peg$c6;
         peg$currPos += 2;
       } else {
         s1 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e13); }
+        if (peg$silentFails === 0) { peg$fail(peg$e14); }
       }
       if (s1 === peg$FAILED) {
-        if (input.substr(peg$currPos, 2) === peg$c6) {
-          s1 = peg$c6;
+        if (input.substr(peg$currPos, 2) === peg$c7) {
+          s1 = peg$c7;
           peg$currPos += 2;
         } else {
           s1 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e14); }
+          if (peg$silentFails === 0) { peg$fail(peg$e15); }
         }
         if (s1 === peg$FAILED) {
           s1 = input.charAt(peg$currPos);
@@ -984,7 +996,7 @@ function peg$parse(input, options) {
             peg$currPos++;
           } else {
             s1 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e15); }
+            if (peg$silentFails === 0) { peg$fail(peg$e16); }
           }
         }
       }
@@ -997,7 +1009,7 @@ function peg$parse(input, options) {
     peg$silentFails--;
     if (s0 === peg$FAILED) {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e11); }
+      if (peg$silentFails === 0) { peg$fail(peg$e12); }
     }
 
     return s0;
@@ -1014,7 +1026,7 @@ function peg$parse(input, options) {
     peg$silentFails--;
     if (s0 === peg$FAILED) {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e16); }
+      if (peg$silentFails === 0) { peg$fail(peg$e17); }
     }
 
     return s0;
@@ -1071,11 +1083,11 @@ function peg$parse(input, options) {
 
     s0 = peg$currPos;
     if (input.charCodeAt(peg$currPos) === 39) {
-      s1 = peg$c7;
+      s1 = peg$c8;
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e17); }
+      if (peg$silentFails === 0) { peg$fail(peg$e18); }
     }
     if (s1 !== peg$FAILED) {
       s2 = [];
@@ -1085,11 +1097,11 @@ function peg$parse(input, options) {
         s3 = peg$parseSingleQuotedChar();
       }
       if (input.charCodeAt(peg$currPos) === 39) {
-        s3 = peg$c7;
+        s3 = peg$c8;
         peg$currPos++;
       } else {
         s3 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e17); }
+        if (peg$silentFails === 0) { peg$fail(peg$e18); }
       }
       if (s3 !== peg$FAILED) {
         peg$savedPos = s0;
@@ -1105,11 +1117,11 @@ function peg$parse(input, options) {
     if (s0 === peg$FAILED) {
       s0 = peg$currPos;
       if (input.charCodeAt(peg$currPos) === 34) {
-        s1 = peg$c8;
+        s1 = peg$c9;
         peg$currPos++;
       } else {
         s1 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e18); }
+        if (peg$silentFails === 0) { peg$fail(peg$e19); }
       }
       if (s1 !== peg$FAILED) {
         s2 = [];
@@ -1119,11 +1131,11 @@ function peg$parse(input, options) {
           s3 = peg$parseDoubleQuotedChar();
         }
         if (input.charCodeAt(peg$currPos) === 34) {
-          s3 = peg$c8;
+          s3 = peg$c9;
           peg$currPos++;
         } else {
           s3 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e18); }
+          if (peg$silentFails === 0) { peg$fail(peg$e19); }
         }
         if (s3 !== peg$FAILED) {
           peg$savedPos = s0;
@@ -1143,7 +1155,7 @@ function peg$parse(input, options) {
           peg$currPos++;
         } else {
           s1 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e19); }
+          if (peg$silentFails === 0) { peg$fail(peg$e20); }
         }
         if (s1 !== peg$FAILED) {
           peg$savedPos = s0;
@@ -1168,7 +1180,7 @@ function peg$parse(input, options) {
           peg$currPos++;
         } else {
           s0 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e20); }
+          if (peg$silentFails === 0) { peg$fail(peg$e21); }
         }
       }
     }
@@ -1188,7 +1200,7 @@ function peg$parse(input, options) {
           peg$currPos++;
         } else {
           s0 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e21); }
+          if (peg$silentFails === 0) { peg$fail(peg$e22); }
         }
       }
     }
@@ -1201,11 +1213,11 @@ function peg$parse(input, options) {
 
     s0 = peg$currPos;
     if (input.charCodeAt(peg$currPos) === 92) {
-      s1 = peg$c9;
+      s1 = peg$c10;
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e22); }
+      if (peg$silentFails === 0) { peg$fail(peg$e23); }
     }
     if (s1 !== peg$FAILED) {
       s2 = input.charAt(peg$currPos);
@@ -1213,7 +1225,7 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s2 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e23); }
+        if (peg$silentFails === 0) { peg$fail(peg$e24); }
       }
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
@@ -1229,11 +1241,11 @@ function peg$parse(input, options) {
     if (s0 === peg$FAILED) {
       s0 = peg$currPos;
       if (input.charCodeAt(peg$currPos) === 92) {
-        s1 = peg$c9;
+        s1 = peg$c10;
         peg$currPos++;
       } else {
         s1 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e22); }
+        if (peg$silentFails === 0) { peg$fail(peg$e23); }
       }
       if (s1 !== peg$FAILED) {
         if (input.length > peg$currPos) {
@@ -1257,11 +1269,11 @@ function peg$parse(input, options) {
       if (s0 === peg$FAILED) {
         s0 = peg$currPos;
         if (input.charCodeAt(peg$currPos) === 92) {
-          s1 = peg$c9;
+          s1 = peg$c10;
           peg$currPos++;
         } else {
           s1 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e22); }
+          if (peg$silentFails === 0) { peg$fail(peg$e23); }
         }
         if (s1 !== peg$FAILED) {
           peg$savedPos = s0;
@@ -1279,11 +1291,11 @@ function peg$parse(input, options) {
 
     s0 = peg$currPos;
     if (input.charCodeAt(peg$currPos) === 0) {
-      s1 = peg$c10;
+      s1 = peg$c11;
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e24); }
+      if (peg$silentFails === 0) { peg$fail(peg$e25); }
     }
     if (s1 !== peg$FAILED) {
       peg$savedPos = s0;
@@ -1302,7 +1314,7 @@ function peg$parse(input, options) {
       peg$currPos++;
     } else {
       s0 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e25); }
+      if (peg$silentFails === 0) { peg$fail(peg$e26); }
     }
 
     return s0;
@@ -1328,11 +1340,11 @@ function peg$parse(input, options) {
     peg$silentFails++;
     s0 = peg$currPos;
     s1 = input.substr(peg$currPos, 3);
-    if (s1.toLowerCase() === peg$c11) {
+    if (s1.toLowerCase() === peg$c12) {
       peg$currPos += (3);
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e27); }
+      if (peg$silentFails === 0) { peg$fail(peg$e28); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -1359,7 +1371,7 @@ function peg$parse(input, options) {
     peg$silentFails--;
     if (s0 === peg$FAILED) {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e26); }
+      if (peg$silentFails === 0) { peg$fail(peg$e27); }
     }
 
     return s0;
@@ -1371,11 +1383,11 @@ function peg$parse(input, options) {
     peg$silentFails++;
     s0 = peg$currPos;
     s1 = input.substr(peg$currPos, 2);
-    if (s1.toLowerCase() === peg$c12) {
+    if (s1.toLowerCase() === peg$c13) {
       peg$currPos += (2);
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e29); }
+      if (peg$silentFails === 0) { peg$fail(peg$e30); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -1402,7 +1414,7 @@ function peg$parse(input, options) {
     peg$silentFails--;
     if (s0 === peg$FAILED) {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e28); }
+      if (peg$silentFails === 0) { peg$fail(peg$e29); }
     }
 
     return s0;
@@ -1414,11 +1426,11 @@ function peg$parse(input, options) {
     peg$silentFails++;
     s0 = peg$currPos;
     s1 = input.substr(peg$currPos, 3);
-    if (s1.toLowerCase() === peg$c13) {
+    if (s1.toLowerCase() === peg$c14) {
       peg$currPos += (3);
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e31); }
+      if (peg$silentFails === 0) { peg$fail(peg$e32); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -1445,7 +1457,7 @@ function peg$parse(input, options) {
     peg$silentFails--;
     if (s0 === peg$FAILED) {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e30); }
+      if (peg$silentFails === 0) { peg$fail(peg$e31); }
     }
 
     return s0;
@@ -1459,7 +1471,7 @@ function peg$parse(input, options) {
       peg$currPos++;
     } else {
       s0 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e32); }
+      if (peg$silentFails === 0) { peg$fail(peg$e33); }
     }
 
     return s0;
@@ -1497,7 +1509,7 @@ function peg$parse(input, options) {
     peg$silentFails--;
     if (s0 === peg$FAILED) {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e33); }
+      if (peg$silentFails === 0) { peg$fail(peg$e34); }
     }
 
     return s0;

@@ -98,6 +98,12 @@ class FilterCompiler {
         const has = sql<SqlBool>`coalesce(${attestations} @> jsonb_build_array(jsonb_build_object('type', ${value}::text)), false)`;
         return c.operator === '!=' ? not(has) : has;
       }
+      case '@verification': {
+        // The trust check of the entry's current content (db/migrations/0015); none yet is 'unverified'.
+        const state = sql`coalesce((SELECT ev.state FROM entry_verification ev
+          WHERE ev.identifier = ${this.column('identifier')} AND ev.content_hash = ${this.column('content_hash')}), 'unverified')`;
+        return oneOf(state, c.operator, c.values);
+      }
       default:
         return assertNever(c.field);
     }

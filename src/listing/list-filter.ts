@@ -32,7 +32,8 @@ export type FilterFieldName =
   | 'updatedAt'
   | 'metadata'
   | 'host.displayName'
-  | 'trustManifest.attestations.type';
+  | 'trustManifest.attestations.type'
+  | '@verification';
 
 /** One restriction, `field op value`. */
 export interface FilterComparison {
@@ -71,7 +72,7 @@ export type FilterExpr = FilterComparison | FilterAnd | FilterOr | FilterNot;
 // Field catalogue: the only field names a filter can name. list-filter-sql.ts maps each to SQL.
 
 /** How a field's values are checked. */
-export type FilterValueKind = 'text' | 'mediaType' | 'timestamp';
+export type FilterValueKind = 'text' | 'mediaType' | 'timestamp' | 'verificationState';
 
 export interface FilterFieldSpec {
   readonly name: FilterFieldName;
@@ -107,7 +108,13 @@ export const LIST_FILTER_FIELDS: readonly FilterFieldSpec[] = [
   field('metadata', ORDERED.concat(':'), 'text', 'metadata.<key>: the entry metadata value as text.', { keyed: true }),
   field('host.displayName', ['=', '!=', ':'], 'text', 'Like displayName, on the catalog host.'),
   field('trustManifest.attestations.type', [':', '=', '!='], 'text', 'The entry has (or lacks) an attestation of this type.'),
+  field('@verification', ['=', '!='], 'verificationState', "Registry extension: the trust check's state (verified, unverified, failed); comma-separated values are ORed.", {
+    commaMeansOr: true,
+  }),
 ];
+
+/** The values of `@verification` (src/trust/verification-outcome.ts). */
+const VERIFICATION_STATE_VALUES = ['verified', 'unverified', 'failed'];
 
 function field(
   name: FilterFieldName,
@@ -177,6 +184,7 @@ export type ListFilterErrorReason =
   | 'INVALID_METADATA_KEY'
   | 'INVALID_TIMESTAMP'
   | 'INVALID_MEDIA_TYPE'
+  | 'INVALID_VERIFICATION_STATE'
   | 'EMPTY_VALUE';
 
 /** Any rejected filter. `position` is a 0-based UTF-16 offset; `line` and `column` are 1-based. */
@@ -245,7 +253,7 @@ export class FilterFieldError extends ListFilterError {
 /** A value the field cannot take. */
 export class FilterValueError extends ListFilterError {
   constructor(
-    readonly reason: 'INVALID_TIMESTAMP' | 'INVALID_MEDIA_TYPE' | 'EMPTY_VALUE',
+    readonly reason: 'INVALID_TIMESTAMP' | 'INVALID_MEDIA_TYPE' | 'INVALID_VERIFICATION_STATE' | 'EMPTY_VALUE',
     readonly field: string,
     readonly value: string,
     message: string,
@@ -464,6 +472,20 @@ class RawTreeConverter {
           );
         }
         break;
+      case 'verificationState': {
+        const bad = values.find((value) => !VERIFICATION_STATE_VALUES.includes(value));
+        if (bad !== undefined) {
+          throw new FilterValueError(
+            'INVALID_VERIFICATION_STATE',
+            spec.name,
+            node.value.text,
+            `Invalid value ${quoteForMessage(bad)} for ${spec.name} at position ${node.value.start}: expected ${VERIFICATION_STATE_VALUES.join(', ')}.`,
+            node.value.start,
+            this.source,
+          );
+        }
+        break;
+      }
       default:
         assertNever(spec.valueKind);
     }

@@ -1,20 +1,23 @@
 /**
- * ARD §6.1 HTML discovery: `<link rel="ai-catalog" href="...">` in a page's <head>.
+ * HTML discovery: `<link rel="ard" href="...">` (ARD v0.91 §5.1, which a consumer MUST honour) and the
+ * predecessor's `<link rel="ai-catalog" href="...">` (v0.9 §6.1) in a page's <head>.
  */
 import { Parser } from 'htmlparser2';
 
 export const AI_CATALOG_REL = 'ai-catalog';
+export const ARD_REL = 'ard';
 
 /**
  * Returns the absolute http(s) URLs of every `<link>` whose rel token list contains
- * `ai-catalog` (tokens are space separated, case-insensitive), in document order,
- * de-duplicated. Only the head counts: parsing stops at `<body>` (or at the first
+ * `ard` or `ai-catalog` (tokens are space separated, case-insensitive): the `ard` ones first,
+ * each kind in document order, de-duplicated. Only the head counts: parsing stops at `<body>` (or at the first
  * body content tag when the page omits <head>/<body>). A `<base href>` in the head
  * is honoured, as browsers do.
  */
 export function findCatalogLinks(html: string, baseUrl: string | URL): string[] {
   let base = new URL(String(baseUrl));
-  const found: string[] = [];
+  const ard: string[] = [];
+  const legacy: string[] = [];
   let done = false;
 
   const parser = new Parser(
@@ -39,7 +42,8 @@ export function findCatalogLinks(html: string, baseUrl: string | URL): string[] 
           case 'link': {
             const rel = (attribs['rel'] ?? '').toLowerCase().split(/[\t\n\f\r ]+/);
             const href = attribs['href']?.trim();
-            if (!rel.includes(AI_CATALOG_REL) || !href) return;
+            const found = rel.includes(ARD_REL) ? ard : rel.includes(AI_CATALOG_REL) ? legacy : null;
+            if (!found || !href) return;
             let resolved: URL;
             try {
               resolved = new URL(href, base);
@@ -63,7 +67,7 @@ export function findCatalogLinks(html: string, baseUrl: string | URL): string[] 
   );
   parser.write(html);
   parser.end();
-  return found;
+  return [...ard, ...legacy.filter((url) => !ard.includes(url))];
 }
 
 // Elements that may appear before <body> without implying it (HTML "in head" insertion mode).

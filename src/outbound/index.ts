@@ -38,4 +38,4 @@ export { createHostLimiter, HostLimiterClearedError } from './host-limiter';
 export type { HostLimiter, HostLimiterOptions } from './host-limiter';
 export { fetchRobots, parseRobots, parseAgentmapLines, ROBOTS_MAX_BYTES } from './robots';
 export type { RobotsRules, RobotsStatus, FetchRobotsOptions } from './robots';
-export { findCatalogLinks, AI_CATALOG_REL } from './catalog-links';
+export { findCatalogLinks, AI_CATALOG_REL, ARD_REL } from './catalog-links';

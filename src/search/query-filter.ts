@@ -4,6 +4,7 @@
 // JSON paths are always bound parameters, never SQL text.
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { InvalidArgumentError } from '../errors';
+import { isIriKey } from './query-context';
 
 export type QueryFilter = Record<string, string | string[]>;
 export type NormalisedFilter = Array<{ path: string; values: string[] }>;
@@ -23,7 +24,21 @@ const COLUMN_FIELDS: Record<string, { column: string; array: boolean; lower?: bo
 /** Fields read from the stored entry (or its manifest's host) as JSON paths. */
 const JSON_ROOTS = ['metadata', 'trustManifest', 'host', 'data', 'representativeQueries', 'url', 'updatedAt'];
 
-export const FILTERABLE_FIELDS = [...Object.keys(COLUMN_FIELDS), ...JSON_ROOTS.map((r) => (isLeafRoot(r) ? r : `${r}.*`))];
+/**
+ * Registry extension fields: what this registry computed about an entry, not terms of the entry. JSON-LD
+ * reserves `@`-names for keywords, so no entry term is spelled this way (docs/api.md "Registry extensions").
+ * `@verification` is the trust check's state (ARD v0.91 §4.5.2, src/trust/); an entry not checked since
+ * it last changed is 'unverified'.
+ */
+export const VERIFICATION_FIELD = '@verification';
+const VERIFICATION_FIELDS: Record<string, 'state' | 'reason' | 'method'> = {
+  '@verification': 'state',
+  '@verification.reason': 'reason',
+  '@verification.method': 'method',
+};
+const VERIFICATION_STATE_VALUES = ['verified', 'unverified', 'failed'];
+
+export const FILTERABLE_FIELDS = [...Object.keys(COLUMN_FIELDS), ...JSON_ROOTS.map((r) => (isLeafRoot(r) ? r : `${r}.*`)), ...Object.keys(VERIFICATION_FIELDS)];
 
 const SEGMENT = /^[A-Za-z_@$][A-Za-z0-9_@$-]*$/;
 const MAX_KEYS = 32;
@@ -48,6 +63,9 @@ export function normaliseFilter(filter: QueryFilter | undefined): NormalisedFilt
     for (const value of values) {
       if (typeof value !== 'string') throw new InvalidArgumentError(`query.filter['${path}'] values must be strings`);
       if (value.length > MAX_VALUE_LENGTH) throw new InvalidArgumentError(`a value of query.filter['${path}'] is longer than ${MAX_VALUE_LENGTH} characters`);
+      if (path === VERIFICATION_FIELD && !VERIFICATION_STATE_VALUES.includes(value)) {
+        throw new InvalidArgumentError(`query.filter['${path}'] values must be ${VERIFICATION_STATE_VALUES.join(', ')}; got '${value.slice(0, 100)}'`);
+      }
     }
     return { path, values };
   });
@@ -58,11 +76,20 @@ export function normaliseFilter(filter: QueryFilter | undefined): NormalisedFilt
  * (a filter key, a facet field).
  */
 export function checkFieldPath(path: string, what = 'query.filter key'): void {
+  // A namespaced term resolved to its IRI (query-context.ts): matched through each entry's @context.
+  if (isIriKey(path) && what === 'query.filter key') {
+    if (path.length > MAX_VALUE_LENGTH || /[\s"<>{}|\\^`]/.test(path)) throw new InvalidArgumentError(`${what} '${path.slice(0, 200)}' is not an IRI`);
+    return;
+  }
   const segments = path.split('.');
   const root = segments[0];
   const supported = `supported fields: ${FILTERABLE_FIELDS.join(', ')}`;
   if (segments.some((s) => !SEGMENT.test(s))) {
     throw new InvalidArgumentError(`${what} '${path}' is not a dot-separated field path; ${supported}`);
+  }
+  if (root === VERIFICATION_FIELD) {
+    if (!Object.hasOwn(VERIFICATION_FIELDS, path)) throw new InvalidArgumentError(`${what} '${path}': '${root}' has only the nested fields reason and method`);
+    return;
   }
   if (columnField(root)) {
     if (segments.length > 1) throw new InvalidArgumentError(`${what} '${path}': '${root}' has no nested fields`);
@@ -89,7 +116,33 @@ export function filterToSql(filter: NormalisedFilter): RawBuilder<SqlBool> {
   return sql<SqlBool>`(${sql.join(parts, sql` AND `)})`;
 }
 
+/** The stored trust check of entry `e`'s current content (db/migrations/0015_entry_verification.sql). */
+function verificationSql(path: string): RawBuilder<string | null> {
+  const column = sql.ref(`ev.${VERIFICATION_FIELDS[path]}`);
+  const stored = sql<string | null>`(SELECT ${column} FROM entry_verification ev WHERE ev.identifier = e.identifier AND ev.content_hash = e.content_hash)`;
+  return path === VERIFICATION_FIELD ? sql<string>`coalesce(${stored}, 'unverified')` : stored;
+}
+
+/**
+ * An entry has the term IRI `iri` when it uses it as a key, or a key `p:local` (or a term `t`) that its own
+ * `@context` (an object, or objects in an array) binds so that it expands to `iri` (ARD v0.91 §4.1, §5.3.1).
+ */
+function namespacedTermCondition(iri: string, values: string[]): RawBuilder<SqlBool> {
+  const vals = JSON.stringify({ vals: jsonCandidates(values) });
+  const matches = (value: RawBuilder<unknown>) => sql<SqlBool>`coalesce(jsonb_path_exists(${value}, '$ ? (@ == $vals[*])'::jsonpath, ${vals}::jsonb), false)`;
+  return sql<SqlBool>`(${matches(sql`e.entry -> ${iri}::text`)} OR EXISTS (
+    SELECT 1
+    FROM jsonb_array_elements(CASE jsonb_typeof(e.entry -> '@context') WHEN 'array' THEN e.entry -> '@context'
+                                WHEN 'object' THEN jsonb_build_array(e.entry -> '@context') ELSE '[]'::jsonb END) AS c(ctx)
+    CROSS JOIN LATERAL jsonb_each(CASE jsonb_typeof(c.ctx) WHEN 'object' THEN c.ctx ELSE '{}'::jsonb END) AS b(term, bound)
+    WHERE jsonb_typeof(b.bound) = 'string' AND starts_with(${iri}::text, b.bound #>> '{}')
+      AND (${matches(sql`e.entry -> (b.term || ':' || substr(${iri}::text, length(b.bound #>> '{}') + 1))`)}
+           OR (b.bound #>> '{}' = ${iri}::text AND ${matches(sql`e.entry -> b.term`)}))))`;
+}
+
 function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
+  if (isIriKey(path)) return namespacedTermCondition(path, values);
+  if (Object.hasOwn(VERIFICATION_FIELDS, path)) return sql<SqlBool>`coalesce(${verificationSql(path)} = ANY(${values}::text[]), false)`;
   const segments = path.split('.');
   const column = columnField(segments[0]);
   if (column) {
@@ -109,6 +162,8 @@ function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
 
 /** True when an entry can have several values at the path (arrays, JSON paths that may cross one). */
 export function isMultiValuedField(path: string): boolean {
+  if (isIriKey(path)) return true;
+  if (Object.hasOwn(VERIFICATION_FIELDS, path)) return false;
   const root = path.split('.')[0];
   const column = columnField(root);
   if (column) return column.array;
@@ -124,6 +179,7 @@ export function isMultiValuedField(path: string): boolean {
  * Columns and metadata need no subquery per row, which is what most of the cost would be.
  */
 export function fieldValuesArraySql(path: string): RawBuilder<string[]> {
+  if (Object.hasOwn(VERIFICATION_FIELDS, path)) return sql`array_remove(ARRAY[${verificationSql(path)}]::text[], NULL)`;
   const segments = path.split('.');
   const column = columnField(segments[0]);
   if (column) {

@@ -2,7 +2,7 @@
 // own /.well-known/ai-catalog.json, on a real registry over real Postgres.
 import { type AlexandriaLibrary, loadAlexandriaLibrary } from '../../src/alexandria';
 import { validateCatalogEntry, validateManifestEnvelope } from '../../src/catalog/catalog-validator';
-import { publisherForPublicUrl, registryIdentifier } from '../../src/catalog/registry-manifest';
+import { publicUrlHasIpHost, publisherForPublicUrl, registryIdentifier } from '../../src/catalog/registry-manifest';
 import { recordPath } from '../../src/http/library-routes';
 import { ALEXANDRIA_LIBRARY_FILE } from '../../src/ingest/alexandria-corpus';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
@@ -118,6 +118,20 @@ describe('GET /.well-known/ai-catalog.json (ARD §4.1, §7)', () => {
     const mcp = res.body.entries.find((e: { type: string }) => e.type === 'application/mcp-server-card+json');
     expect(mcp).toMatchObject({ identifier: 'urn:air:registry.test:mcp:alexandria', url: 'http://registry.test/mcp' });
     expect(mcp.capabilities).toEqual(['search', 'get_resource', 'list_topics']);
+  });
+
+  it('serves the same entries at /.well-known/ard.json (ARD v0.91 §5.1), the registry entry with representativeQueries', async () => {
+    const [ard, legacy] = await Promise.all([registry.get('/.well-known/ard.json'), registry.get('/.well-known/ai-catalog.json')]);
+    expect(ard.status).toBe(200);
+    expect(ard.body.entries).toEqual(legacy.body.entries);
+    expect(ard.body.specVersion).toBeUndefined();
+    const self = ard.body.entries.find((e: { type: string }) => e.type === 'application/ai-registry+json');
+    expect(self.representativeQueries.length).toBeGreaterThanOrEqual(2);
+    expect(self.representativeQueries.length).toBeLessThanOrEqual(5);
+  });
+
+  it('tells an IP-address PUBLIC_URL host from a domain', () => {
+    expect(['http://127.0.0.1:8080/', 'http://[::1]:8080/', 'https://registry.example.com/', 'http://localhost:8080/'].map(publicUrlHasIpHost)).toEqual([true, true, false, false]);
   });
 
   it('derives the URN publisher from the PUBLIC_URL host (port dropped, IPv6 made URN-safe)', () => {

@@ -64,6 +64,17 @@ describe('envToConfig', () => {
     expect(config.searchGlossaryFile).toBe(path.resolve('vocab/glossary.json'));
   });
 
+  it('reads TRUST_BINDING, TRUST_RECHECK_SECONDS and TRUST_POLL_MS (docs/trust.md), rejecting bad values by name', () => {
+    expect(envToConfig({})).toMatchObject({ trustBinding: 'reject', trustRecheckSeconds: 86400, trustPollMs: 30000 });
+    expect(envToConfig(readEnv({ TRUST_BINDING: 'flag', TRUST_RECHECK_SECONDS: '3600', TRUST_POLL_MS: '0' }))).toMatchObject({
+      trustBinding: 'flag',
+      trustRecheckSeconds: 3600,
+      trustPollMs: 0,
+    });
+    expect(() => envToConfig({ TRUST_BINDING: 'warn' })).toThrow("TRUST_BINDING must be one of reject, flag; got 'warn'");
+    expect(() => envToConfig({ TRUST_RECHECK_SECONDS: '5' })).toThrow('TRUST_RECHECK_SECONDS must be between 60');
+  });
+
   it('turns the demo corpus off by default when DATABASE_URL is set, and derives PUBLIC_URL from PORT', () => {
     const config = envToConfig({ DATABASE_URL: 'postgres://db/ard', PORT: '9090' });
     expect(config.loadDemoCorpus).toBe(false);

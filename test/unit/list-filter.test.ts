@@ -189,6 +189,7 @@ describe('parseListFilter: fields', () => {
     ['metadata.a.b-c_d:x', { ...cmp('metadata', ':', 'x'), key: 'a.b-c_d' }],
     ['host.displayName:Acme', cmp('host.displayName', ':', 'Acme')],
     ['trustManifest.attestations.type = SOC2-Type2', cmp('trustManifest.attestations.type', '=', 'SOC2-Type2')],
+    ['@verification = verified,failed', cmp('@verification', '=', 'verified', 'failed')],
   ];
   it.each(cases)('%s', (text, expected) => {
     expect(parseListFilter(text)).toEqual(expected);
@@ -553,6 +554,8 @@ function comparisonArbitrary(spec: FilterFieldSpec): fc.Arbitrary<FilterComparis
   let values: fc.Arbitrary<string[]>;
   if (spec.valueKind === 'mediaType') {
     values = fc.array(mediaType.filter((text) => text.includes('/') && text === text.trim() && !text.includes(',')), { minLength: 1, maxLength: 3 });
+  } else if (spec.valueKind === 'verificationState') {
+    values = fc.uniqueArray(fc.constantFrom('verified', 'unverified', 'failed'), { minLength: 1, maxLength: 3 });
   } else if (spec.commaMeansOr) {
     values = fc.array(listItem, { minLength: 1, maxLength: 3 });
   } else if (spec.valueKind === 'timestamp') {

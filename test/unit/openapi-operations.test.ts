@@ -23,7 +23,7 @@ describe('the served document extends ARD 0.5.0 without changing it', () => {
   const ours = YAML.parse(fs.readFileSync(OPENAPI_PATH, 'utf8')) as Doc;
   // The ARD 0.5.0 document as published (a verbatim copy, test/fixtures/ard-spec/, Apache-2.0).
   const upstream = YAML.parse(fs.readFileSync(path.resolve(__dirname, '..', 'fixtures', 'ard-spec', 'ard.openapi.0.5.0.yaml'), 'utf8')) as Doc;
-  it('every 0.5.0 path, operation and component is unchanged; only responses (304) are added', () => {
+  it('every 0.5.0 path, operation and component is unchanged; only responses (304) and query @context are added', () => {
     for (const [path, item] of Object.entries(upstream.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         const served = structuredClone(ours.paths[path][method]);
@@ -31,8 +31,12 @@ describe('the served document extends ARD 0.5.0 without changing it', () => {
         expect({ path, method, operation: served }).toEqual({ path, method, operation });
       }
     }
+    // ARD v0.91 §5.3.1: the query model gains the optional `@context` member (a 0.5.0 query never sends it).
+    const components = structuredClone(ours.components) as Record<string, Record<string, { properties?: Record<string, unknown> }>>;
+    expect(components.schemas.QueryModel.properties?.['@context']).toBeDefined();
+    delete components.schemas.QueryModel.properties?.['@context'];
     for (const [kind, members] of Object.entries(upstream.components)) {
-      for (const [name, value] of Object.entries(members)) expect({ kind, name, value: ours.components[kind][name] }).toEqual({ kind, name, value });
+      for (const [name, value] of Object.entries(members)) expect({ kind, name, value: components[kind][name] }).toEqual({ kind, name, value });
     }
   });
 });

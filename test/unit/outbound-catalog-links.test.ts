@@ -16,6 +16,20 @@ describe('findCatalogLinks', () => {
     ]);
   });
 
+  it('follows <link rel="ard"> (ARD v0.91 §5.1, MUST) before rel="ai-catalog", whatever their order', () => {
+    const html = `<head>
+      <link rel="ai-catalog" href="/.well-known/ai-catalog.json">
+      <link rel="ARD" href="/.well-known/ard.json">
+      <link rel="ard ai-catalog" href="/both.json">
+      <link rel="ardent" href="/not-this.json">
+    </head>`;
+    expect(findCatalogLinks(html, BASE)).toEqual([
+      'https://publisher.example/.well-known/ard.json',
+      'https://publisher.example/both.json',
+      'https://publisher.example/.well-known/ai-catalog.json',
+    ]);
+  });
+
   it('matches ai-catalog among several space-separated, mixed-case rel tokens', () => {
     const html = `<head>
       <LINK REL="alternate  AI-Catalog" HREF="https://cdn.example/cat.json">

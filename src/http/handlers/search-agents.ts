@@ -1,11 +1,12 @@
 // POST /search (ARD §7.2), federated per ARD §8: `federation` picks none, referrals or auto (default).
 import { federatedSearch, type FederationMode } from '../../federation/federated-search';
 import { readFederationHop } from '../../federation/loop-guard';
+import { resolveFilterKeys } from '../../search/query-context';
 import type { QueryFilter } from '../../search/query-filter';
 import type { Handler } from '../handler';
 
 interface SearchRequestBody {
-  query: { text: string; filter?: QueryFilter };
+  query: { text: string; filter?: QueryFilter; '@context'?: unknown };
   federation?: FederationMode;
   pageSize?: number;
   pageToken?: string;
@@ -17,7 +18,7 @@ export const searchAgents: Handler = async (ctx, request) => {
   const hop = readFederationHop(request.headers, { maxHops: config.federationMaxHops, budgetMs: config.federationBudgetMs });
   const result = await federatedSearch(
     { search: ctx.search, db: ctx.readDb, publicUrl: config.publicUrl, vocabulary: ctx.vocabulary, configuredPeers: config.peers, federation: ctx.federation, logger: ctx.logger },
-    { mode: body.federation ?? 'auto', text: body.query.text, filter: body.query.filter, pageSize: body.pageSize, pageToken: body.pageToken, hop, receivedAt: request.receivedAt },
+    { mode: body.federation ?? 'auto', text: body.query.text, filter: resolveFilterKeys(body.query.filter, body.query['@context']), pageSize: body.pageSize, pageToken: body.pageToken, hop, receivedAt: request.receivedAt },
   );
   return { status: 200, body: result };
 };

@@ -1,0 +1,102 @@
+// Keeps the verification of every live entry with a trust manifest current (ARD v0.91 §4.5.2): entries never checked or changed
+// since their check first, then those whose re-check is due (keys rotate, are revoked or expire).
+// Runs in the background of every registry process; two processes checking the same entry at once
+// only write the same outcome twice.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema';
+import type { Logger } from '../logger';
+import type { KeyFetchOptions } from './key-sources';
+import { verifyEntry } from './verify-entry';
+import { entriesDueForVerification, recordVerifications } from './verification-repository';
+import type { VerificationState } from './verification-outcome';
+
+export interface TrustUpkeepDeps {
+  db: Kysely<Database>;
+  keys: KeyFetchOptions;
+  /** Seconds until an entry's check is repeated (TRUST_RECHECK_SECONDS). */
+  recheckSeconds: number;
+  logger?: Logger;
+}
+
+/** Entries read and checked per statement; network checks of one batch run this many at a time. */
+const BATCH = 200;
+const CONCURRENCY = 4;
+
+export type VerificationCounts = Record<VerificationState, number>;
+
+/** Checks every entry that is due now; returns how many ended in each state. */
+export async function verifyDueEntries(deps: TrustUpkeepDeps, options: { now?: Date; signal?: AbortSignal } = {}): Promise<VerificationCounts> {
+  const counts: VerificationCounts = { verified: 0, unverified: 0, failed: 0 };
+  const now = options.now ?? new Date();
+  const seen = new Set<string>();
+  for (;;) {
+    if (options.signal?.aborted) break;
+    const due = (await entriesDueForVerification(deps.db, now, BATCH)).filter((d) => !seen.has(`${d.identifier} ${d.contentHash}`));
+    if (due.length === 0) break;
+    const checkedAt = new Date();
+    const nextCheckAt = new Date(checkedAt.getTime() + deps.recheckSeconds * 1000);
+    const results = new Array(due.length);
+    let next = 0;
+    const cache = new Map<string, Promise<unknown>>();
+    const worker = async () => {
+      while (next < due.length && !options.signal?.aborted) {
+        const i = next++;
+        const outcome = await verifyEntry(due[i].entry, { keys: { ...deps.keys, signal: options.signal, cache }, now: checkedAt });
+        results[i] = { identifier: due[i].identifier, contentHash: due[i].contentHash, outcome, checkedAt, nextCheckAt };
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const done = results.filter(Boolean);
+    await recordVerifications(deps.db, done);
+    for (const item of done) {
+      counts[item.outcome.state as VerificationState]++;
+      seen.add(`${item.identifier} ${item.contentHash}`);
+    }
+    if (due.length < BATCH) break;
+  }
+  return counts;
+}
+
+export interface TrustUpkeep {
+  /** Checks what is due now (the timer does this every `pollMs`). */
+  tick(): Promise<VerificationCounts | null>;
+  stop(): Promise<void>;
+}
+
+/** Checks due entries every `pollMs` (the first time one `pollMs` after start); 0 disables it. */
+export function startTrustUpkeep(deps: TrustUpkeepDeps, pollMs: number): TrustUpkeep {
+  const abort = new AbortController();
+  let running: Promise<VerificationCounts | null> | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = () => {
+    running ??= verifyDueEntries(deps, { signal: abort.signal })
+      .then((counts) => {
+        if (counts.verified + counts.unverified + counts.failed > 0) deps.logger?.info({ ...counts }, 'trust manifests checked');
+        return counts;
+      })
+      .catch((error: unknown) => {
+        if (!abort.signal.aborted) deps.logger?.warn({ err: error }, 'trust upkeep could not check entries');
+        return null;
+      })
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  };
+  const schedule = () => {
+    if (pollMs <= 0 || abort.signal.aborted) return;
+    timer = setTimeout(() => {
+      void tick().then(schedule);
+    }, pollMs);
+    timer.unref();
+  };
+  schedule();
+  return {
+    tick,
+    async stop() {
+      abort.abort(new Error('registry stopping'));
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
