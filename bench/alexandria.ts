@@ -18,7 +18,7 @@ import { openRegistryLibrary } from '../src/alexandria/registry-resource-index';
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
 import { ALEXANDRIA_LIBRARY_FILE } from '../src/ingest/alexandria-corpus';
-import { loadDemoCorpusIfEmpty } from '../src/ingest/load-files';
+import { loadDemoCorpusUnlessLoaded } from '../src/ingest/load-files';
 import { adminQuery as admin, databaseUrl as urlFor, TEMPLATE_DB } from '../test/helpers/test-database';
 
 interface LabelledQuery {
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   }
   const ctx = await createContext(loadConfig({ databaseUrl, logLevel: 'warn', loadDemoCorpus: false }));
   try {
-    await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, ctx.logger);
+    await loadDemoCorpusUnlessLoaded({ db: ctx.db, embedder: ctx.embedder }, ctx.logger);
     const { service } = await openRegistryLibrary({ db: ctx.db, embedder: ctx.embedder }, ALEXANDRIA_LIBRARY_FILE);
     await service.searchLibrary({ query: 'warm up' });
 

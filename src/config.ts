@@ -3,6 +3,8 @@
 import path from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** 'auto': pretty text when stdout is a terminal, JSON lines otherwise. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 /** Where the bundled model computes (src/embedding/use-lite-embedder.ts); 'auto' = onnxruntime, else tfjs. */
 export const EMBEDDING_RUNTIMES = ['auto', 'onnxruntime', 'tfjs'] as const;
@@ -21,6 +23,7 @@ export interface RegistryConfig {
   /** This registry's public base URL: the `source` of its own results. */
   publicUrl: string;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   /** Load the bundled demo corpus when the index is empty (default: on for the embedded database). */
   loadDemoCorpus: boolean;
   /** Signs search page tokens; unset = a key generated once and kept in the database. */
@@ -104,7 +107,7 @@ export type Env = Record<string, string | undefined>;
 
 export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
   const names = [
-    'PORT', 'HOST', 'DATABASE_URL', 'DATABASE_REPLICA_URL', 'DATABASE_PREPARED_STATEMENTS', 'DATA_DIR', 'PUBLIC_URL', 'LOG_LEVEL',
+    'PORT', 'HOST', 'DATABASE_URL', 'DATABASE_REPLICA_URL', 'DATABASE_PREPARED_STATEMENTS', 'DATA_DIR', 'PUBLIC_URL', 'LOG_LEVEL', 'LOG_FORMAT',
     'LOAD_DEMO_CORPUS', 'PAGE_TOKEN_SECRET', 'ADMIN_TOKEN', 'PEERS', 'FEDERATION_BUDGET_MS',
     'FEDERATION_MAX_HOPS', 'FEDERATION_MAX_CONCURRENCY', 'FEDERATION_BREAKER_THRESHOLD', 'FEDERATION_BREAKER_COOLDOWN_MS',
     'CRAWL_ALLOW_PRIVATE', 'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'MAX_BODY_BYTES',
@@ -153,6 +156,7 @@ export function envToConfig(env: Env): RegistryConfig {
     dataDir: path.resolve(env.DATA_DIR ?? '.data'),
     publicUrl,
     logLevel,
+    logFormat: oneOf<LogFormat>(env, 'LOG_FORMAT', ['auto', 'json', 'pretty'], 'auto'),
     loadDemoCorpus: boolean(env, 'LOAD_DEMO_CORPUS', databaseUrl === null),
     pageTokenSecret: env.PAGE_TOKEN_SECRET ?? null,
     adminToken: env.ADMIN_TOKEN ?? null,

@@ -11,7 +11,7 @@ import { requestScope } from '../logger';
 import type { HandlerRequest, HandlerResponse } from './handler';
 import { operationHandlers } from './handlers';
 import { checkReadiness } from './health';
-import { createAdminRouter } from './admin-routes';
+import { ADMIN_MANIFESTS_PATH, adminManifestBodyParser, createAdminRouter } from './admin-routes';
 import { createOpenApiBackend } from './openapi';
 import { createRateLimiter } from './rate-limit';
 import { jsonShapeGuard, requestDeadline } from './request-guards';
@@ -114,7 +114,9 @@ export function createApp(ctx: AppContext): RegistryApp {
     }
   });
 
-  app.use(requestDeadline(ctx.config.requestTimeoutMs));
+  // Admin work (a manifest load, a crawl) takes as long as it takes: the caller waits for its report.
+  const deadline = requestDeadline(ctx.config.requestTimeoutMs);
+  app.use((req, res, next) => (isAdminPath(req.path) ? next() : deadline(req, res, next)));
   const limiter = createRateLimiter({
     perMinute: ctx.config.rateLimitPerMinute,
     redis: ctx.redis?.client ?? null,
@@ -131,6 +133,7 @@ export function createApp(ctx: AppContext): RegistryApp {
   mountLibraryRoutes(app, { publicUrl: ctx.config.publicUrl, db: ctx.readDb, library });
   mountMcpOverHttp(app, '/mcp', async () => createAlexandriaMcpServer((await library).service, { logger: ctx.logger }), { logger: ctx.logger });
 
+  app.use(ADMIN_MANIFESTS_PATH, ...adminManifestBodyParser(ctx));
   app.use(express.json({ limit: ctx.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
   app.use(jsonShapeGuard());
 

@@ -5,7 +5,7 @@ import { TEMPLATE_DB, adminQuery, databaseUrl } from './test-database';
 import { ADMIN_URL } from './test-database';
 import { loadConfig } from '../../src/config';
 import { createContext } from '../../src/context';
-import { loadDemoCorpusIfEmpty } from '../../src/ingest/load-files';
+import { loadDemoCorpusUnlessLoaded } from '../../src/ingest/load-files';
 
 export default async function globalSetup(): Promise<void> {
   try {
@@ -21,7 +21,7 @@ export default async function globalSetup(): Promise<void> {
   try {
     const ctx = await createContext(loadConfig({ databaseUrl: databaseUrl(building), logLevel: 'warn', loadDemoCorpus: false }));
     try {
-      await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, ctx.logger);
+      await loadDemoCorpusUnlessLoaded({ db: ctx.db, embedder: ctx.embedder }, ctx.logger);
     } finally {
       await ctx.destroy();
     }
