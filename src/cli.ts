@@ -247,18 +247,27 @@ async function mcpOverStdio(): Promise<number> {
     return 0;
   }
   const { createAlexandriaMcpServer, serveMcpOverStdio } = lazy.mcp();
-  const opening = openLibrary(config, logger);
-  opening.catch((error: unknown) => {
-    process.stderr.write(`ard-registry mcp: ${describeError(error)}\n`);
-    process.exit(1);
-  });
-  const library = opening.then((opened) => opened.service);
-  const lazyService = {
-    searchLibrary: async (input: never) => (await library).searchLibrary(input),
-    getResource: async (id: string) => (await library).getResource(id),
-    listTopics: async () => (await library).listTopics(),
+  // Opening PGlite blocks the event loop for seconds at a time: it starts once the handshake is done (the
+  // client's `initialized`), at the first tool call, or after MCP_OPEN_DELAY_MS, whichever comes first.
+  let opening: ReturnType<typeof openLibrary> | null = null;
+  const open = () => {
+    if (opening) return opening;
+    opening = openLibrary(config, logger);
+    opening.catch((error: unknown) => {
+      process.stderr.write(`ard-registry mcp: ${describeError(error)}\n`);
+      process.exit(1);
+    });
+    return opening;
   };
-  const server = createAlexandriaMcpServer(lazyService as unknown as Awaited<typeof library>, { logger, version: REGISTRY_VERSION });
+  const openTimer = setTimeout(open, MCP_OPEN_DELAY_MS);
+  const library = async () => (await open()).service;
+  const lazyService = {
+    searchLibrary: async (input: never) => (await library()).searchLibrary(input),
+    getResource: async (id: string) => (await library()).getResource(id),
+    listTopics: async () => (await library()).listTopics(),
+  };
+  const server = createAlexandriaMcpServer(lazyService as unknown as Awaited<ReturnType<typeof library>>, { logger, version: REGISTRY_VERSION });
+  server.server.oninitialized = () => void open();
   const done = closed((resolve) => (server.server.onclose = resolve));
   const handle = await serveMcpOverStdio(server);
   logger.info({ database: config.databaseUrl ? 'postgres' : 'embedded' }, 'alexandria mcp server on stdio');
@@ -266,10 +275,15 @@ async function mcpOverStdio(): Promise<number> {
     await done;
     await handle.close();
   } finally {
-    await (await opening.catch(() => null))?.ctx.destroy();
+    clearTimeout(openTimer);
+    const opened = await (opening as ReturnType<typeof openLibrary> | null)?.catch(() => null);
+    await opened?.ctx.destroy();
   }
   return 0;
 }
+
+/** When `mcp` opens the database if the client has not finished its handshake yet. */
+const MCP_OPEN_DELAY_MS = 1500;
 
 async function openLibrary(config: RegistryConfig, logger: Logger) {
   const ctx = await openContext(config, 'mcp', logger);
@@ -509,14 +523,17 @@ async function sources(): Promise<number> {
 export function describeError(error: unknown): string {
   if (error instanceof DataDirLockedError) {
     const owner = error.owner;
-    const what = owner?.command === 'serve' ? 'a registry server still starting' : owner ? `\`ard-registry ${owner.command}\`` : 'another process';
-    return (
-      `${error.message}. One process owns an embedded database folder at a time and ${what} holds it: ` +
-      (owner?.command === 'serve'
-        ? 'retry in a few seconds, when it listens'
-        : `wait for it to finish or stop it (kill ${owner?.pid ?? '<pid>'}); while \`ard-registry serve\` runs, ingest, sources and mcp go through it`) +
-      (owner ? `. If pid ${owner.pid} is not an ard-registry process, remove ${path.join(error.dataDir, LOCK_FILE_NAME)}` : '')
-    );
+    const advice = !owner
+      ? 'one process owns an embedded database folder at a time: stop the other one, or use another DATA_DIR'
+      : owner.url
+        ? `it serves ${owner.url}: stop it first (kill ${owner.pid}) or give this process another DATA_DIR; ` +
+          'ingest, sources and mcp run beside it go through it'
+        : owner.command === 'serve'
+          ? 'it is a registry server still starting: retry in a few seconds, when it listens'
+          : `one process owns an embedded database folder at a time: wait for it to finish or stop it (kill ${owner.pid}); ` +
+            'while `ard-registry serve` runs, ingest, sources and mcp go through it';
+    const stale = owner ? `. If pid ${owner.pid} is not an ard-registry process, remove ${path.join(error.dataDir, LOCK_FILE_NAME)}` : '';
+    return `${error.message}: ${advice}${stale}`;
   }
   if (error instanceof ConfigError || (error instanceof Error && error.name === 'EmbeddedDatabaseBrokenError')) return error.message;
   if (error instanceof Error && error.name === 'OwnerCallError') return error.message;

@@ -14,13 +14,14 @@ import { checkReadiness } from './health';
 import { ADMIN_MANIFESTS_PATH, adminManifestBodyParser, createAdminRouter } from './admin-routes';
 import { createOpenApiBackend } from './openapi';
 import { createRateLimiter } from './rate-limit';
-import { jsonShapeGuard, requestDeadline } from './request-guards';
+import { jsonContentTypeGuard, jsonShapeGuard, requestDeadline } from './request-guards';
 import { toErrorResponse } from './error-response';
 import { describeValidationErrors } from './validation-message';
 import { openRegistryLibrary } from '../alexandria/registry-resource-index';
 import { ALEXANDRIA_LIBRARY_FILE } from '../ingest/alexandria-corpus';
 import { createAlexandriaMcpServer, mountMcpOverHttp } from '../mcp';
 import { mountLibraryRoutes } from './library-routes';
+import { mountHomeRoutes } from './home-routes';
 
 export interface RegistryApp {
   app: express.Express;
@@ -130,11 +131,13 @@ export function createApp(ctx: AppContext): RegistryApp {
   // mounted before the JSON parser and the OpenAPI catch-all (the MCP route parses its own body).
   const library = openRegistryLibrary({ db: ctx.readDb, embedder: ctx.embedder, vocabulary: ctx.vocabulary }, ALEXANDRIA_LIBRARY_FILE);
   library.catch(() => undefined); // reported through `ready`
+  mountHomeRoutes(app);
   mountLibraryRoutes(app, { publicUrl: ctx.config.publicUrl, db: ctx.readDb, library });
   mountMcpOverHttp(app, '/mcp', async () => createAlexandriaMcpServer((await library).service, { logger: ctx.logger }), { logger: ctx.logger });
 
   app.use(ADMIN_MANIFESTS_PATH, ...adminManifestBodyParser(ctx));
   app.use(express.json({ limit: ctx.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(jsonContentTypeGuard());
   app.use(jsonShapeGuard());
 
   // Admin routes are not part of the ARD contract: mounted before the OpenAPI router, token-guarded.
