@@ -3,9 +3,10 @@
 // over a pg.Pool, so the SQL is the same in production and in the default. The embedded folder has
 // one owner: its lock (data-dir-lock.ts) is taken before PGlite opens it and released after it closes.
 import fs from 'node:fs';
+import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
+import { acquireDataDirLock, LOCK_FILE_NAME, type DataDirLock } from './data-dir-lock';
 import { PreparingClient } from './prepared-statements';
 import type { Database } from './schema';
 
@@ -122,12 +123,30 @@ async function connectEmbedded(dataDir: string, preparedStatements: boolean, own
   }
 }
 
+/**
+ * Creates the database files of a new folder beside it and moves them in only when complete, PG_VERSION
+ * last: a process killed during initdb (tens of seconds on a busy machine) leaves a folder that is
+ * initialized again at the next start, never a half-written one that cannot open.
+ */
+async function initializeFolder(dataDir: string, create: (folder: string) => Promise<{ close(): Promise<void> }>): Promise<void> {
+  const staging = `${dataDir.replace(/[\\/]+$/, '')}.initializing-${process.pid}`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  const pglite = await create(staging);
+  await pglite.close();
+  // Leftovers of an interrupted move: everything but the lock file goes before the complete set comes in.
+  for (const name of fs.readdirSync(dataDir)) if (name !== LOCK_FILE_NAME) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
+  const names = fs.readdirSync(staging).sort((a, b) => Number(a === 'PG_VERSION') - Number(b === 'PG_VERSION'));
+  for (const name of names) fs.renameSync(path.join(staging, name), path.join(dataDir, name));
+  fs.rmSync(staging, { recursive: true, force: true });
+}
+
 async function openPglite(dataDir: string) {
   const { PGlite } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const { vector } = await import('@electric-sql/pglite-pgvector');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-  const existed = fs.existsSync(dataDir) && fs.readdirSync(dataDir).some((name) => name === 'PG_VERSION');
+  const existed = fs.existsSync(path.join(dataDir, 'PG_VERSION'));
+  if (!existed) await initializeFolder(dataDir, (folder) => PGlite.create(folder, { extensions: { vector, pg_trgm } }));
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     if (!existed) return;
