@@ -366,7 +366,7 @@ async function ingest(targets: string[], options: { trusted?: boolean; interval?
 }
 
 async function waitForOwner(client: OwnerClient): Promise<void> {
-  process.stderr.write(`the registry server (pid ${client.owner.pid}, ${client.owner.url}) owns ${'the data folder'}: going through it\n`);
+  process.stderr.write(`the registry server (pid ${client.owner.pid}, ${client.owner.url}) owns the data folder: going through it\n`);
   await client.waitUntilReady((progress) =>
     process.stderr.write(`waiting for it to finish loading its index${progress.of ? ` (${progress.indexed ?? 0} of ${progress.of} entries)` : ''}\n`),
   );
