@@ -16,7 +16,7 @@ import path from 'node:path';
 
 import { loadConfig } from '../src/config';
 import { createContext } from '../src/context';
-import { loadDemoCorpusIfEmpty } from '../src/ingest/load-files';
+import { loadDemoCorpusUnlessLoaded } from '../src/ingest/load-files';
 import { adminQuery as admin, databaseUrl as urlFor, TEMPLATE_DB } from '../test/helpers/test-database';
 
 interface LabelledQuery {
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   }
   const ctx = await createContext(loadConfig({ databaseUrl, logLevel: 'warn', loadDemoCorpus: false }));
   try {
-    await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder }, ctx.logger);
+    await loadDemoCorpusUnlessLoaded({ db: ctx.db, embedder: ctx.embedder }, ctx.logger);
     const { service } = ctx.library;
     await service.searchLibrary({ query: 'warm up' });
 

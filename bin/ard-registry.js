@@ -8,8 +8,9 @@ if (!fs.existsSync(cli)) {
   process.stderr.write('ard-registry: dist/ is missing; run `npm run build` (npm ci does it for you)\n');
   process.exit(1);
 }
-const { main } = require(cli);
+const { main, describeError } = require(cli);
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
-  (error) => { process.stderr.write(`ard-registry: ${error && error.message ? error.message : String(error)}\n`); process.exitCode = 1; },
+  // Exit rather than wait: a database that failed to open may leave work pending that never ends.
+  (error) => { process.stderr.write(`ard-registry: ${describeError(error)}\n`); process.exit(1); },
 );

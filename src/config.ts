@@ -6,6 +6,9 @@ import { z } from 'zod';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** 'auto': pretty text when stdout is a terminal, JSON lines otherwise. */
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** Where the bundled model computes (src/embedding/use-lite-embedder.ts); 'auto' = onnxruntime, else tfjs. */
 export const EMBEDDING_RUNTIMES = ['auto', 'onnxruntime', 'tfjs'] as const;
@@ -24,6 +27,7 @@ export interface RegistryConfig {
   /** This registry's public base URL: the `source` of its own results. */
   publicUrl: string;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   /** Load the bundled demo corpus when the index is empty (default: on for the embedded database). */
   loadDemoCorpus: boolean;
   /** Signs search page tokens; unset = a key generated once and kept in the database. */
@@ -213,6 +217,7 @@ const ENV_SCHEMA = z
       .transform((value) => path.resolve(value)),
     PUBLIC_URL: httpUrl().optional(),
     LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
+    LOG_FORMAT: oneOf(LOG_FORMATS, 'auto'),
     LOAD_DEMO_CORPUS: flag().optional(),
     PAGE_TOKEN_SECRET: optionalText(),
     ADMIN_TOKEN: optionalText(),
@@ -282,6 +287,7 @@ export function envToConfig(env: Env): RegistryConfig {
     dataDir: e.DATA_DIR,
     publicUrl: e.PUBLIC_URL ?? new URL(`http://localhost:${e.PORT}`).href,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     loadDemoCorpus: e.LOAD_DEMO_CORPUS ?? e.DATABASE_URL === null,
     pageTokenSecret: e.PAGE_TOKEN_SECRET,
     adminToken: e.ADMIN_TOKEN,

@@ -72,10 +72,12 @@ export interface ContextOptions {
   embedder?: QueryEmbedder;
   /** The crawler's HTTP client (tests inject one with a fake resolver); default from the crawl config. */
   crawlHttp?: HttpClient;
+  /** Recorded in the embedded folder's lock: the command, and a server's local URL and admin token. */
+  owner?: { command: string; url?: string; adminToken?: string };
 }
 
 export async function createContext(config: RegistryConfig, options: ContextOptions = {}): Promise<AppContext> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, {}, 'stdout', config.logFormat);
   if (publicUrlHasIpHost(config.publicUrl)) {
     logger.warn(
       { publicUrl: config.publicUrl },
@@ -91,6 +93,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     databaseReplicaUrl: config.databaseReplicaUrl,
     dataDir: config.dataDir,
     preparedStatements: config.databasePreparedStatements,
+    owner: options.owner,
   });
   let redis: RedisHandle | null = null;
   try {

@@ -50,6 +50,12 @@ export class RateLimitError extends ApiError {
   }
 }
 
+/** A request body that is not JSON: 415, with the code of a client mistake (ARD Appendix B has no 415 code). */
+export class UnsupportedMediaTypeError extends ApiError {
+  readonly status = 415;
+  readonly errorCode = 'INVALID_ARGUMENT' as const;
+}
+
 /** The database (or another dependency) cannot be reached right now; retrying later may work. */
 export class ServiceUnavailableError extends ApiError {
   readonly status = 503;

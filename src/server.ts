@@ -1,12 +1,16 @@
-// Starts the registry: context, demo corpus (when configured and the index is empty), HTTP server.
+// Starts the registry. It listens first: while the database opens and the demo corpus loads, /healthz
+// answers 200, /readyz 503 {"status":"loading","indexed":n,"of":m} and every other route 503 UNAVAILABLE
+// with Retry-After (loading-responses.ts); then the full application takes over the same server.
 // stop(): stop accepting, let in-flight requests finish, then close the database.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RegistryConfig } from './config';
 import { createContext, type AppContext, type ContextOptions } from './context';
 import { startCrawlScheduler, type CrawlScheduler } from './crawl';
+import { newAdminToken } from './db/data-dir-lock';
 import { createApp } from './http/app';
-import { loadDemoCorpusIfEmpty } from './ingest/load-files';
+import { createLoadingHandler, type LoadingProgress } from './http/loading-responses';
+import { loadDemoCorpusUnlessLoaded } from './ingest/load-files';
 
 export interface RunningRegistry {
   ctx: AppContext;
@@ -18,32 +22,55 @@ export interface RunningRegistry {
   stop(): Promise<void>;
 }
 
-export async function startRegistry(config: RegistryConfig, options: ContextOptions = {}): Promise<RunningRegistry> {
-  const ctx = await createContext(config, options);
+export interface StartOptions extends ContextOptions {
+  /** Called once the port is open, before the database and the index are ready. */
+  onListening?(url: string): void;
+}
+
+export async function startRegistry(config: RegistryConfig, options: StartOptions = {}): Promise<RunningRegistry> {
+  const progress: LoadingProgress = { indexed: 0, of: 0 };
+  let handler: http.RequestListener = createLoadingHandler(progress);
+  const server = http.createServer((req, res) => handler(req, res));
+  let draining = false;
+  // A keep-alive connection whose last in-flight response has just finished is idle: close it
+  // at once while draining, so stop() does not wait for clients to hang up.
+  server.on('request', (_req, res: http.ServerResponse) => {
+    res.once('finish', () => {
+      if (draining) setImmediate(() => server.closeIdleConnections());
+    });
+  });
+  server.requestTimeout = config.requestTimeoutMs;
+  server.headersTimeout = Math.min(config.requestTimeoutMs, 20000);
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  options.onListening?.(url);
+  let ctx: AppContext;
   try {
-    if (config.loadDemoCorpus) await loadDemoCorpusIfEmpty({ db: ctx.db, embedder: ctx.embedder, glossary: ctx.glossary }, ctx.logger);
+    // The embedded folder's lock names this server's address and a token its /admin routes accept, so
+    // local commands (ingest, sources, mcp) go through it instead of opening the folder.
+    ctx = await createContext(config, { ...options, owner: options.owner ?? { command: 'serve', url, adminToken: newAdminToken() } });
+  } catch (error) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    throw error;
+  }
+  try {
+    if (config.loadDemoCorpus) {
+      await loadDemoCorpusUnlessLoaded({ db: ctx.db, embedder: ctx.embedder, glossary: ctx.glossary }, ctx.logger, (indexed, of) => {
+        progress.indexed = indexed;
+        progress.of = of;
+      });
+    }
     const { app, ready, drain, settled } = createApp(ctx);
     await ready;
-    const server = http.createServer(app);
-    let draining = false;
-    // A keep-alive connection whose last in-flight response has just finished is idle: close it
-    // at once while draining, so stop() does not wait for clients to hang up.
-    server.on('request', (_req, res: http.ServerResponse) => {
-      res.once('finish', () => {
-        if (draining) setImmediate(() => server.closeIdleConnections());
-      });
-    });
-    server.requestTimeout = config.requestTimeoutMs;
-    server.headersTimeout = Math.min(config.requestTimeoutMs, 20000);
-    server.keepAliveTimeout = 5000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
-    });
-    const address = server.address() as AddressInfo;
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
-    ctx.logger.info({ url, database: ctx.database.kind, publicUrl: config.publicUrl }, 'registry listening');
+    handler = app;
+    ctx.logger.info({ url, database: ctx.database.kind, publicUrl: config.publicUrl }, 'registry ready');
     const scheduler = config.crawl.schedulerEnabled
       ? startCrawlScheduler({ db: ctx.db, crawler: ctx.crawler, config: config.crawl, logger: ctx.logger })
       : null;
@@ -78,6 +105,8 @@ export async function startRegistry(config: RegistryConfig, options: ContextOpti
       },
     };
   } catch (error) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
     await ctx.destroy().catch(() => undefined);
     throw error;
   }

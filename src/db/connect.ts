@@ -1,9 +1,12 @@
 // Chooses the database: PostgreSQL + pgvector when DATABASE_URL is set, else the embedded PGlite
 // (with its pgvector and pg_trgm extensions) in DATA_DIR. Both go through Kysely's PostgresDialect
-// over a pg.Pool, so the SQL is the same in production and in the default.
+// over a pg.Pool, so the SQL is the same in production and in the default. The embedded folder has
+// one owner: its lock (data-dir-lock.ts) is taken before PGlite opens it and released after it closes.
 import fs from 'node:fs';
+import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { acquireDataDirLock, LOCK_FILE_NAME, type DataDirLock } from './data-dir-lock';
 import { PreparingClient } from './prepared-statements';
 import type { Database } from './schema';
 
@@ -13,6 +16,8 @@ export interface DatabaseHandle {
   /** Queries (search, explore, list, get): the read replica when one is configured, else `db`. */
   readDb: Kysely<Database>;
   kind: 'postgres' | 'embedded';
+  /** The embedded folder's lock (null on PostgreSQL): who owns it, and how local commands reach it. */
+  lock: DataDirLock | null;
   /** Closes the pools (and the embedded database). */
   close(): Promise<void>;
 }
@@ -28,16 +33,43 @@ export interface ConnectOptions {
   statementTimeoutMs?: number;
   /** Named prepared statements for the search path (default true; off behind poolers that cannot keep them). */
   preparedStatements?: boolean;
+  /** Written into the embedded folder's lock: what this process runs, and a server's local address and token. */
+  owner?: { command: string; url?: string; adminToken?: string };
+}
+
+/**
+ * Longest wait for PGlite to open an existing folder. Opening takes 1-5 s on an idle 2-core machine and up to
+ * ~30 s when it is shared by a dozen busy processes; a damaged folder has been seen to hang instead of
+ * failing, which a supervisor never restarts. A new folder (initdb, slower) is not bounded.
+ */
+export const EMBEDDED_OPEN_TIMEOUT_MS = 60_000;
+
+/** The embedded folder exists but PGlite cannot open it: the message says how to rebuild it. */
+export class EmbeddedDatabaseBrokenError extends Error {
+  override name = 'EmbeddedDatabaseBrokenError';
+  constructor(
+    readonly dataDir: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `the embedded database in ${dataDir} cannot be opened (${reason}). Keep the folder aside and rebuild it: ` +
+        `\`mv ${dataDir} ${dataDir}.broken && ard-registry serve\` starts on a new folder with the demo corpus, then ` +
+        `\`ard-registry ingest <file|domain>...\` again for the manifests and sources that were loaded into it`,
+      options,
+    );
+  }
 }
 
 export async function connectDatabase(options: ConnectOptions): Promise<DatabaseHandle> {
-  if (!options.databaseUrl) return connectEmbedded(options.dataDir, options.preparedStatements !== false);
+  if (!options.databaseUrl) return connectEmbedded(options.dataDir, options.preparedStatements !== false, options.owner ?? { command: 'embedded database' });
   const db = postgresPool(options.databaseUrl, options);
   const replica = options.databaseReplicaUrl ? postgresPool(options.databaseReplicaUrl, options, { readOnly: true }) : null;
   return {
     db,
     readDb: replica ?? db,
     kind: 'postgres',
+    lock: null,
     close: async () => {
       await Promise.all([db.destroy(), replica?.destroy()]);
     },
@@ -64,23 +96,78 @@ function postgresPool(url: string, options: ConnectOptions, mode: { readOnly?: b
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
-async function connectEmbedded(dataDir: string, preparedStatements: boolean): Promise<DatabaseHandle> {
-  fs.mkdirSync(dataDir, { recursive: true });
+async function connectEmbedded(dataDir: string, preparedStatements: boolean, owner: NonNullable<ConnectOptions['owner']>): Promise<DatabaseHandle> {
+  const lock = acquireDataDirLock(dataDir, owner);
+  try {
+    const { pglite, pgConfig } = await openPglite(dataDir);
+    // PGlite is single-connection: one pooled client, queries queue behind each other.
+    const pool = new pg.Pool({ ...pgConfig, Client: preparedStatements ? PreparingClient : pg.Client, max: 1 } as pg.PoolConfig);
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      readDb: db,
+      kind: 'embedded',
+      lock,
+      close: async () => {
+        try {
+          await db.destroy();
+          await pglite.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/**
+ * Creates the database files of a new folder beside it and moves them in only when complete, PG_VERSION
+ * last: a process killed during initdb (tens of seconds on a busy machine) leaves a folder that is
+ * initialized again at the next start, never a half-written one that cannot open.
+ */
+async function initializeFolder(dataDir: string, create: (folder: string) => Promise<{ close(): Promise<void> }>): Promise<void> {
+  const staging = `${dataDir.replace(/[\\/]+$/, '')}.initializing-${process.pid}`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  const pglite = await create(staging);
+  await pglite.close();
+  // Leftovers of an interrupted move: everything but the lock file goes before the complete set comes in.
+  for (const name of fs.readdirSync(dataDir)) if (name !== LOCK_FILE_NAME) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
+  const names = fs.readdirSync(staging).sort((a, b) => Number(a === 'PG_VERSION') - Number(b === 'PG_VERSION'));
+  for (const name of names) fs.renameSync(path.join(staging, name), path.join(dataDir, name));
+  fs.rmSync(staging, { recursive: true, force: true });
+}
+
+async function openPglite(dataDir: string) {
   const { PGlite } = await import('@electric-sql/pglite');
+  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const { vector } = await import('@electric-sql/pglite-pgvector');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
-  const pglite = await PGlite.create(dataDir, { extensions: { vector, pg_trgm } });
-  // PGlite is single-connection: one pooled client, queries queue behind each other.
-  const pool = new pg.Pool({ ...createPgConfig(pglite), Client: preparedStatements ? PreparingClient : pg.Client, max: 1 } as pg.PoolConfig);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    db,
-    readDb: db,
-    kind: 'embedded',
-    close: async () => {
-      await db.destroy();
-      await pglite.close();
-    },
-  };
+  const existed = fs.existsSync(path.join(dataDir, 'PG_VERSION'));
+  if (!existed) await initializeFolder(dataDir, (folder) => PGlite.create(folder, { extensions: { vector, pg_trgm } }));
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    if (!existed) return;
+    timer = setTimeout(
+      () => reject(new EmbeddedDatabaseBrokenError(dataDir, `it did not open within ${EMBEDDED_OPEN_TIMEOUT_MS / 1000} s`)),
+      EMBEDDED_OPEN_TIMEOUT_MS,
+    );
+    timer.unref();
+  });
+  const opening = PGlite.create(dataDir, { extensions: { vector, pg_trgm } });
+  try {
+    const pglite = await Promise.race([opening, timeout]);
+    // A folder PGlite half-opens answers its first query with an abort: check before anyone relies on it.
+    await Promise.race([pglite.query('SELECT 1'), timeout]);
+    return { pglite, pgConfig: createPgConfig(pglite) };
+  } catch (error) {
+    opening.then((p) => p.close()).catch(() => undefined);
+    if (error instanceof EmbeddedDatabaseBrokenError) throw error;
+    if (!existed) throw error;
+    throw new EmbeddedDatabaseBrokenError(dataDir, (error as Error).message || String(error), { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
 }

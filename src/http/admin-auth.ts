@@ -1,12 +1,15 @@
-// Bearer-token guard for every /admin route. No ADMIN_TOKEN configured = admin is off (401 too).
-// Tokens are compared as SHA-256 digests with timingSafeEqual: equal length, constant time.
+// Bearer-token guard for every /admin route. No ADMIN_TOKEN configured = admin is off (401 too), except for
+// the local token a server on the embedded database writes into its folder's lock file (mode 0600) for the
+// commands run beside it (src/db/data-dir-lock.ts). Tokens are compared as SHA-256 digests with
+// timingSafeEqual: equal length, constant time.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { RegistryConfig } from '../config';
 import { UnauthenticatedError } from '../errors';
 
-export function requireAdminToken(config: Pick<RegistryConfig, 'adminToken'>) {
-  const expected = config.adminToken ? digest(config.adminToken) : null;
+export function requireAdminToken(config: Pick<RegistryConfig, 'adminToken'>, localToken?: string | null) {
+  const accepted = [config.adminToken, localToken].filter((t): t is string => !!t).map(digest);
+  const expected = accepted.length > 0 ? accepted : null;
   return (req: Request, res: Response, next: NextFunction): void => {
     res.setHeader('WWW-Authenticate', 'Bearer realm="ard-registry admin"');
     if (!expected) {
@@ -18,7 +21,8 @@ export function requireAdminToken(config: Pick<RegistryConfig, 'adminToken'>) {
       next(new UnauthenticatedError('admin endpoints need an Authorization: Bearer <ADMIN_TOKEN> header'));
       return;
     }
-    if (!timingSafeEqual(digest(match[1]), expected)) {
+    const given = digest(match[1]);
+    if (!expected.some((token) => timingSafeEqual(given, token))) {
       next(new UnauthenticatedError('the bearer token is not valid for admin endpoints'));
       return;
     }

@@ -11,15 +11,16 @@ import { requestScope } from '../logger';
 import type { HandlerRequest, HandlerResponse } from './handler';
 import { operationHandlers } from './handlers';
 import { checkReadiness } from './health';
-import { createAdminRouter } from './admin-routes';
+import { ADMIN_MANIFESTS_PATH, adminManifestBodyParser, createAdminRouter } from './admin-routes';
 import { createOpenApiBackend } from './openapi';
 import { createRateLimiter } from './rate-limit';
-import { jsonShapeGuard, requestDeadline } from './request-guards';
+import { jsonContentTypeGuard, jsonShapeGuard, requestDeadline } from './request-guards';
 import { toErrorResponse } from './error-response';
 import { describeValidationErrors } from './validation-message';
 import { createAlexandriaMcpServer, mountMcpOverHttp } from '../mcp';
 import { mountLibraryRoutes } from './library-routes';
 import { VERIFICATION_HEADER } from './verification-header';
+import { mountHomeRoutes } from './home-routes';
 
 export interface RegistryApp {
   app: express.Express;
@@ -113,7 +114,9 @@ export function createApp(ctx: AppContext): RegistryApp {
     }
   });
 
-  app.use(requestDeadline(ctx.config.requestTimeoutMs));
+  // Admin work (a manifest load, a crawl) takes as long as it takes: the caller waits for its report.
+  const deadline = requestDeadline(ctx.config.requestTimeoutMs);
+  app.use((req, res, next) => (isAdminPath(req.path) ? next() : deadline(req, res, next)));
   const limiter = createRateLimiter({
     perMinute: ctx.config.rateLimitPerMinute,
     redis: ctx.redis?.client ?? null,
@@ -124,10 +127,13 @@ export function createApp(ctx: AppContext): RegistryApp {
 
   // Alexandria (docs/alexandria.md): MCP at /mcp and the static routes, outside the ARD OpenAPI document,
   // mounted before the JSON parser and the OpenAPI catch-all (the MCP route parses its own body).
+  mountHomeRoutes(app);
   mountLibraryRoutes(app, { publicUrl: ctx.config.publicUrl, db: ctx.readDb, library: ctx.library });
   mountMcpOverHttp(app, '/mcp', async () => createAlexandriaMcpServer(ctx.library.service, { logger: ctx.logger }), { logger: ctx.logger });
 
+  app.use(ADMIN_MANIFESTS_PATH, ...adminManifestBodyParser(ctx));
   app.use(express.json({ limit: ctx.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(jsonContentTypeGuard());
   app.use(jsonShapeGuard());
 
   // Admin routes are not part of the ARD contract: mounted before the OpenAPI router, token-guarded.

@@ -1,7 +1,7 @@
 // App-level guards every route gets: a deadline per request and limits on the shape of JSON
 // bodies and query strings, checked before any handler sees them.
 import type { RequestHandler } from 'express';
-import { InvalidArgumentError, ServiceUnavailableError } from '../errors';
+import { InvalidArgumentError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors';
 import { findJsonProblem } from '../storable-text';
 
 /** Deeper than any ARD request (a filter is 3 levels); parsers and validators recurse per level. */
@@ -42,4 +42,21 @@ function describeShapeProblem(value: unknown, where: string): string | null {
   if (!found) return null;
   if (found.kind === 'depth') return `${where} ${found.problem}`;
   return `${where}${found.at ? ` (${found.at})` : ''} ${found.problem}, which is not accepted`;
+}
+
+/**
+ * A request that carries a body must say it is JSON: `curl -d` sends application/x-www-form-urlencoded,
+ * which express.json() leaves unparsed and validation would then report as a missing body. Runs after it.
+ */
+export function jsonContentTypeGuard(): RequestHandler {
+  return (req, _res, next) => {
+    const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+    if (!hasBody || req.is(['application/json', 'application/*+json'])) return next();
+    const given = req.headers['content-type'];
+    next(
+      new UnsupportedMediaTypeError(
+        `the request body must be JSON sent with Content-Type: application/json; got ${given ? `'${given}'` : 'no Content-Type'}`,
+      ),
+    );
+  };
 }

@@ -13,6 +13,12 @@ export const DEMO_MANIFESTS = [
   'agentfinder-sample-ai-catalog.first33.normalised.json',
 ];
 
+/**
+ * Vectors of the demo corpus's texts, computed at build time with the bundled model (`npm run build:demo-vectors`)
+ * so a first start stores them instead of embedding ~2,000 texts (src/embedding/prebuilt-vectors.ts).
+ */
+export const DEMO_VECTORS_FILE = path.join(CORPUS_DIR, 'demo-vectors.bin');
+
 export function demoManifestPaths(): string[] {
   return DEMO_MANIFESTS.map((name) => path.join(CORPUS_DIR, name));
 }

@@ -52,7 +52,7 @@ describe('the bundled model on onnxruntime-node', () => {
       expect(v).toHaveLength(512);
       expect(dot(v, v)).toBeCloseTo(1, 6);
     }
-  });
+  }, 300_000); // Two runtimes over ~200 texts: minutes when the 2 cores are shared.
 
   it('keeps only the first 128 tokens, as the TF.js graph does', async () => {
     const base = 'send a message to a slack channel and then '.repeat(30);

@@ -23,6 +23,7 @@ describe('envToConfig', () => {
       dataDir: path.resolve('.data'),
       publicUrl: 'http://localhost:8080/',
       logLevel: 'info',
+      logFormat: 'auto',
       loadDemoCorpus: true,
       pageTokenSecret: null,
       adminToken: null,

@@ -224,10 +224,11 @@ describe('compileListFilter: results on Postgres', () => {
         [row.id, row.publisher, row.type, row.name, row.description, row.version, row.tags, row.capabilities, JSON.stringify(row.entry), row.host === null ? null : JSON.stringify(row.host), row.created, row.updated],
       );
     }
-  });
+    // PGlite compiles PostgreSQL (WebAssembly) at start: over a minute when the 2 cores are shared.
+  }, 300_000);
 
   afterAll(async () => {
-    await pglite.close();
+    await pglite?.close();
   });
 
   async function matching(filter: string): Promise<string[]> {
