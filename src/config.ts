@@ -27,6 +27,8 @@ export interface RegistryConfig {
   pageTokenSecret: string | null;
   /** Bearer token for /admin routes; unset = admin routes are off (401). */
   adminToken: string | null;
+  /** Failed admin authentications a client may make per minute before every admin request of it is a 429. */
+  adminAuthFailuresPerMinute: number;
   /** Peer registries' base URLs for federation. */
   peers: string[];
   /** Time budget of a federated search, in milliseconds. */
@@ -56,6 +58,8 @@ export interface RegistryConfig {
   embeddingModelDir: string | null;
   /** The bundled model's runtime: onnxruntime-node (native, the default) or TF.js (WASM). */
   embeddingRuntime: EmbeddingRuntime;
+  /** Time limit of one text's tokenizing and embedding on the bundled model's worker thread. */
+  embeddingItemTimeoutMs: number;
   /**
    * Search rank weights by entry `type` (media type), applied when a search does not filter on `type`
    * (docs/relevance.md "Type weights"); a type not listed weighs 1.
@@ -105,10 +109,10 @@ export type Env = Record<string, string | undefined>;
 export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
   const names = [
     'PORT', 'HOST', 'DATABASE_URL', 'DATABASE_REPLICA_URL', 'DATABASE_PREPARED_STATEMENTS', 'DATA_DIR', 'PUBLIC_URL', 'LOG_LEVEL',
-    'LOAD_DEMO_CORPUS', 'PAGE_TOKEN_SECRET', 'ADMIN_TOKEN', 'PEERS', 'FEDERATION_BUDGET_MS',
+    'LOAD_DEMO_CORPUS', 'PAGE_TOKEN_SECRET', 'ADMIN_TOKEN', 'ADMIN_AUTH_FAILURES_PER_MINUTE', 'PEERS', 'FEDERATION_BUDGET_MS',
     'FEDERATION_MAX_HOPS', 'FEDERATION_MAX_CONCURRENCY', 'FEDERATION_BREAKER_THRESHOLD', 'FEDERATION_BREAKER_COOLDOWN_MS',
     'CRAWL_ALLOW_PRIVATE', 'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'MAX_BODY_BYTES',
-    'EMBEDDING_MODEL_DIR', 'EMBEDDING_RUNTIME', 'TRUST_PROXY', 'CRAWL_INTERVAL_SECONDS', 'CRAWL_USER_AGENT', 'CRAWL_MAX_ENTRIES', 'CRAWL_MAX_DEPTH',
+    'EMBEDDING_MODEL_DIR', 'EMBEDDING_RUNTIME', 'EMBEDDING_ITEM_TIMEOUT_MS', 'TRUST_PROXY', 'CRAWL_INTERVAL_SECONDS', 'CRAWL_USER_AGENT', 'CRAWL_MAX_ENTRIES', 'CRAWL_MAX_DEPTH',
     'CRAWL_MAX_BYTES', 'CRAWL_TIMEOUT_MS', 'CRAWL_HOST_DELAY_MS', 'CRAWL_CONCURRENCY', 'CRAWL_SCHEDULER', 'CRAWL_POLL_MS',
     'SEARCH_TYPE_WEIGHTS', 'SEARCH_SYNONYMS_FILE', 'SEARCH_RELATED_WORDS_FILE', 'SEARCH_GLOSSARY_FILE',
   ];
@@ -156,6 +160,7 @@ export function envToConfig(env: Env): RegistryConfig {
     loadDemoCorpus: boolean(env, 'LOAD_DEMO_CORPUS', databaseUrl === null),
     pageTokenSecret: env.PAGE_TOKEN_SECRET ?? null,
     adminToken: env.ADMIN_TOKEN ?? null,
+    adminAuthFailuresPerMinute: integer(env, 'ADMIN_AUTH_FAILURES_PER_MINUTE', 10, 1, 100_000),
     peers,
     federationBudgetMs: integer(env, 'FEDERATION_BUDGET_MS', 1500, 50, 60000),
     federationMaxHops: integer(env, 'FEDERATION_MAX_HOPS', 1, 0, 8),
@@ -182,6 +187,7 @@ export function envToConfig(env: Env): RegistryConfig {
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     embeddingModelDir: env.EMBEDDING_MODEL_DIR ?? null,
     embeddingRuntime: oneOf(env, 'EMBEDDING_RUNTIME', EMBEDDING_RUNTIMES, 'auto'),
+    embeddingItemTimeoutMs: integer(env, 'EMBEDDING_ITEM_TIMEOUT_MS', 5000, 100, 600_000),
     searchTypeWeights: typeWeights(env),
     searchSynonymsFile: env.SEARCH_SYNONYMS_FILE ? path.resolve(env.SEARCH_SYNONYMS_FILE) : null,
     searchRelatedWordsFile: env.SEARCH_RELATED_WORDS_FILE ? path.resolve(env.SEARCH_RELATED_WORDS_FILE) : null,

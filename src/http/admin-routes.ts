@@ -1,49 +1,70 @@
-// /admin: register sources, list them with their last crawl report, trigger a crawl, delete one.
+// /admin: register sources, list them with their last crawl report, start a crawl, delete one.
 // Plain express (not in the ARD contract); JSON bodies; errors leave in the ARD shape via app.ts.
+// Paths are matched exactly (case-sensitive); failed authentication is rate-limited per client.
 import express, { type Request, type Response } from 'express';
 import type { AppContext } from '../context';
 import { deleteSource, getSource, listSources, parseSourceLocation, toSourceView, upsertSource } from '../crawl';
 import { InvalidArgumentError, NotFoundError } from '../errors';
 import { requireAdminToken } from './admin-auth';
+import { createAdminAuthLimiter } from './rate-limit';
+
+const SOURCE_FIELDS = new Set(['location', 'intervalSeconds', 'trusted']);
+const SOURCE_BODY = 'body must be {location: string, intervalSeconds?: integer, trusted?: boolean}';
+
+/** A late answer (the request deadline answered first) is dropped, never written to a finished response. */
+function reply(res: Response, status: number, body?: unknown): void {
+  if (res.headersSent) return;
+  if (body === undefined) res.status(status).end();
+  else res.status(status).json(body);
+}
 
 export function createAdminRouter(ctx: AppContext): express.Router {
-  const router = express.Router();
+  const router = express.Router({ caseSensitive: true });
+  router.use(createAdminAuthLimiter({ perMinute: ctx.config.adminAuthFailuresPerMinute, redis: ctx.redis?.client ?? null, logger: ctx.logger }));
   router.use(requireAdminToken(ctx.config));
 
   router.post('/sources', async (req: Request, res: Response) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    if (typeof body.location !== 'string') throw new InvalidArgumentError("body must be {location: string, intervalSeconds?: integer, trusted?: boolean}");
-    const interval = body.intervalSeconds ?? ctx.config.crawl.intervalSeconds;
+    const body = req.body as unknown;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InvalidArgumentError(SOURCE_BODY);
+    const unknown = Object.keys(body).find((key) => !SOURCE_FIELDS.has(key));
+    if (unknown !== undefined) throw new InvalidArgumentError(`the request body has an unknown field '${unknown.slice(0, 64)}'; ${SOURCE_BODY}`);
+    const fields = body as Record<string, unknown>;
+    if (typeof fields.location !== 'string') throw new InvalidArgumentError(SOURCE_BODY);
+    const interval = fields.intervalSeconds ?? ctx.config.crawl.intervalSeconds;
     if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1 || interval > 30 * 86400) {
       throw new InvalidArgumentError('intervalSeconds must be an integer between 1 and 2592000');
     }
-    if (body.trusted !== undefined && typeof body.trusted !== 'boolean') throw new InvalidArgumentError('trusted must be a boolean');
-    const { location } = parseSourceLocation(body.location);
-    const { row, created } = await upsertSource(ctx.db, { location, intervalSeconds: interval, trusted: body.trusted as boolean | undefined });
-    res.status(created ? 201 : 200).json(toSourceView(row));
+    if (fields.trusted !== undefined && typeof fields.trusted !== 'boolean') throw new InvalidArgumentError('trusted must be a boolean');
+    const { location } = parseSourceLocation(fields.location);
+    const { row, created } = await upsertSource(ctx.db, { location, intervalSeconds: interval, trusted: fields.trusted as boolean | undefined });
+    reply(res, created ? 201 : 200, toSourceView(row));
   });
 
   router.get('/sources', async (_req: Request, res: Response) => {
-    res.json({ sources: (await listSources(ctx.db)).map((row) => toSourceView(row)) });
+    reply(res, 200, { sources: (await listSources(ctx.db)).map((row) => toSourceView(row)) });
   });
 
   router.get('/sources/:id', async (req: Request, res: Response) => {
     const row = await getSource(ctx.db, String(req.params.id));
-    if (!row) throw new NotFoundError(`no source with id '${req.params.id}'`);
-    res.json(toSourceView(row));
+    if (!row) throw new NotFoundError(`no source with id '${String(req.params.id).slice(0, 40)}'`);
+    reply(res, 200, toSourceView(row));
   });
 
+  // 202 at once: the crawl runs in the background (a crawl can outlast any request deadline); follow it
+  // at Location, where `crawling` says it runs and `lastCrawl` holds its report once it ends.
   router.post('/sources/:id/crawl', async (req: Request, res: Response) => {
-    res.json(await ctx.crawler.crawlNow(String(req.params.id)));
+    const { source, started } = await ctx.crawler.startCrawl(String(req.params.id));
+    if (!res.headersSent) res.setHeader('Location', `${req.baseUrl}/sources/${source.id}`);
+    reply(res, 202, { ...toSourceView(source), crawling: true, crawlStarted: started });
   });
 
   router.delete('/sources/:id', async (req: Request, res: Response) => {
-    if (!(await deleteSource(ctx.db, String(req.params.id)))) throw new NotFoundError(`no source with id '${req.params.id}'`);
-    res.status(204).end();
+    if (!(await deleteSource(ctx.db, String(req.params.id)))) throw new NotFoundError(`no source with id '${String(req.params.id).slice(0, 40)}'`);
+    reply(res, 204);
   });
 
   router.use((req: Request) => {
-    throw new NotFoundError(`no route ${req.method} ${req.baseUrl}${req.path}`);
+    throw new NotFoundError(`no route ${req.method} ${req.baseUrl}${req.path.slice(0, 200)}`);
   });
   return router;
 }
