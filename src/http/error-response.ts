@@ -44,7 +44,8 @@ const CLIENT_ERROR_CODES: Record<number, ErrorCode> = { 401: 'UNAUTHENTICATED', 
 /** The messages of express's and body-parser's client errors, by their `type` or cause, said for a client. */
 function clientErrorMessage(error: { type?: unknown; code?: unknown; message?: unknown; expose?: unknown }, status: number): string {
   if (error instanceof URIError) return 'the request path is not valid UTF-8 percent-encoding';
-  if (typeof error.code === 'string' && error.code.startsWith('Z_')) return 'the request body is not encoded as its Content-Encoding says';
+  // zlib's codes (Z_DATA_ERROR) and brotli's (ERR__ERROR_FORMAT_PADDING_2): the body is not what its Content-Encoding says.
+  if (typeof error.code === 'string' && /^(Z_|ERR__)/.test(error.code)) return 'the request body is not encoded as its Content-Encoding says';
   switch (error.type) {
     case 'encoding.unsupported':
       return 'the request body has a Content-Encoding the registry does not read (gzip, deflate and br are read)';
