@@ -224,7 +224,7 @@ function charsetOf(contentType: string | undefined): string {
 export const BODY_COPY_THRESHOLD = 256 * 1024;
 
 /** Bytes copied into a large body between two turns of the event loop. */
-const BODY_COPY_PER_TURN = 64 * 1024;
+const BODY_COPY_PER_TURN = 256 * 1024;
 
 /**
  * A response body gathered chunk by chunk. Past BODY_COPY_THRESHOLD each chunk is copied, as it arrives,

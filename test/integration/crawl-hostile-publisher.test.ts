@@ -204,6 +204,12 @@ describe('a hostile publisher crawling its own domain', () => {
     );
     const embeddedBefore = embeddedCharacters;
     const delay = monitorEventLoopDelay({ resolution: 10 });
+    // What a busy machine adds on its own: the longest delay of this process's event loop doing nothing.
+    delay.enable();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    delay.disable();
+    const idleStallMs = delay.max / 1e6;
+    delay.reset();
     delay.enable();
     const gcPauses: number[] = [];
     const gc = new PerformanceObserver((list) => gcPauses.push(...list.getEntries().map((e) => e.duration)));
@@ -228,13 +234,14 @@ describe('a hostile publisher crawling its own domain', () => {
     const longestGc = Math.max(0, ...gcPauses);
     process.stdout.write(
       `healthz during a 3 x 10 MB crawl: ${latencies.length} probes, slowest ${slowest.toFixed(1)} ms; event-loop delay max ${(delay.max / 1e6).toFixed(1)} ms; ` +
-        `${gcPauses.length} GC pauses, longest ${longestGc.toFixed(1)} ms\n`,
+        `${gcPauses.length} GC pauses, longest ${longestGc.toFixed(1)} ms; idle event-loop delay max ${idleStallMs.toFixed(1)} ms\n`,
     );
+    const allowance = Math.max(longestGc, idleStallMs);
     expect(latencies.length).toBeGreaterThan(3);
-    // A full garbage collection of this process's heap (the registry, jest and the fixtures: ~300 MB) is
-    // the runtime's pause, not work of the crawl: measured at up to ~130 ms on a machine at load 20.
-    expect(slowest).toBeLessThan(100 + longestGc);
-    expect(delay.max / 1e6).toBeLessThan(100 + longestGc);
+    // Within 100 ms of what the runtime and the machine cause on their own: a full garbage collection of
+    // this process's heap (registry, jest, fixtures: ~300 MB; ~130 ms at load 20) or the idle process's delay.
+    expect(slowest).toBeLessThan(100 + allowance);
+    expect(delay.max / 1e6).toBeLessThan(100 + allowance);
 
     expect(report.status).toBe('ok');
     const reasons = report.rejected.map((r) => [r.identifier, r.reason]);
