@@ -35,7 +35,7 @@ export function announcedBodyLimit(maxBytes: number): RequestHandler {
     const announced = req.header('content-length');
     if (announced === undefined || !/^\d+$/.test(announced) || Number(announced) <= maxBytes) return next();
     res.setHeader('Connection', 'close');
-    next(new PayloadTooLargeError(`the request body is announced at ${announced} bytes (Content-Length); at most ${maxBytes} are accepted`));
+    next(new PayloadTooLargeError(`the request body (Content-Length: ${announced}) is larger than ${maxBytes} bytes`));
   };
 }
 

@@ -82,7 +82,7 @@ describe('client errors are 4xx with {errorCode, message}', () => {
     );
     expect(res.status).toBe(413);
     expect(res.ms).toBeLessThan(registry.ctx.config.requestTimeoutMs / 2);
-    expect(res.text).toMatch(/"errorCode":"INVALID_ARGUMENT","message":"the request body is announced at 99999999999 bytes/);
+    expect(res.text).toMatch(/"errorCode":"INVALID_ARGUMENT","message":"the request body \(Content-Length: 99999999999\) is larger than 65536 bytes"/);
   });
 
   it('an empty JSON-RPC batch to /mcp is a 400, not a 202', async () => {
