@@ -34,6 +34,8 @@ export interface RegistryConfig {
   pageTokenSecret: string | null;
   /** Bearer token for /admin routes; unset = admin routes are off (401). */
   adminToken: string | null;
+  /** Failed admin authentications a client may make per minute before every admin request of it is a 429. */
+  adminAuthFailuresPerMinute: number;
   /** Peer registries' base URLs for federation. */
   peers: string[];
   /** Time budget of a federated search, in milliseconds. */
@@ -63,6 +65,8 @@ export interface RegistryConfig {
   embeddingModelDir: string | null;
   /** The bundled model's runtime: onnxruntime-node (native, the default) or TF.js (WASM). */
   embeddingRuntime: EmbeddingRuntime;
+  /** Time limit of one text's tokenizing and embedding on the bundled model's worker thread. */
+  embeddingItemTimeoutMs: number;
   /**
    * Search rank weights by entry `type` (media type), applied when a search does not filter on `type`
    * (docs/relevance.md "Type weights"); a type not listed weighs 1.
@@ -221,6 +225,7 @@ const ENV_SCHEMA = z
     LOAD_DEMO_CORPUS: flag().optional(),
     PAGE_TOKEN_SECRET: optionalText(),
     ADMIN_TOKEN: optionalText(),
+    ADMIN_AUTH_FAILURES_PER_MINUTE: integer(10, 1, 100_000),
     PEERS: peerUrls(),
     FEDERATION_BUDGET_MS: integer(1500, 50, 60000),
     FEDERATION_MAX_HOPS: integer(1, 0, 8),
@@ -234,6 +239,7 @@ const ENV_SCHEMA = z
     MAX_BODY_BYTES: integer(64 * 1024, 1024, 10 * 1024 * 1024),
     EMBEDDING_MODEL_DIR: optionalText(),
     EMBEDDING_RUNTIME: oneOf(EMBEDDING_RUNTIMES, 'auto'),
+    EMBEDDING_ITEM_TIMEOUT_MS: integer(5000, 100, 600_000),
     TRUST_PROXY: integer(0, 0, 10),
     CRAWL_INTERVAL_SECONDS: integer(3600, 1, 30 * 86400),
     CRAWL_USER_AGENT: z.string().default(DEFAULT_CRAWL_USER_AGENT),
@@ -291,6 +297,7 @@ export function envToConfig(env: Env): RegistryConfig {
     loadDemoCorpus: e.LOAD_DEMO_CORPUS ?? e.DATABASE_URL === null,
     pageTokenSecret: e.PAGE_TOKEN_SECRET,
     adminToken: e.ADMIN_TOKEN,
+    adminAuthFailuresPerMinute: e.ADMIN_AUTH_FAILURES_PER_MINUTE,
     peers: e.PEERS,
     federationBudgetMs: e.FEDERATION_BUDGET_MS,
     federationMaxHops: e.FEDERATION_MAX_HOPS,
@@ -317,6 +324,7 @@ export function envToConfig(env: Env): RegistryConfig {
     maxBodyBytes: e.MAX_BODY_BYTES,
     embeddingModelDir: e.EMBEDDING_MODEL_DIR,
     embeddingRuntime: e.EMBEDDING_RUNTIME,
+    embeddingItemTimeoutMs: e.EMBEDDING_ITEM_TIMEOUT_MS,
     searchTypeWeights: e.SEARCH_TYPE_WEIGHTS,
     searchSynonymsFile: e.SEARCH_SYNONYMS_FILE,
     searchRelatedWordsFile: e.SEARCH_RELATED_WORDS_FILE,

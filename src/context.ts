@@ -178,6 +178,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
 async function embeddingModels(config: RegistryConfig, db: Kysely<Database>, logger: Logger): Promise<{ models: EmbeddingModels; runtime: 'onnxruntime' | 'tfjs' }> {
   const useLite = new UseLiteEmbedder({
     runtime: config.embeddingRuntime,
+    itemTimeoutMs: config.embeddingItemTimeoutMs,
     onFallback: (error) => logger.warn({ err: error }, 'the bundled model runs on TF.js, ~4x slower per query: onnxruntime-node did not load'),
   });
   // Loaded at start: EMBEDDING_RUNTIME=onnxruntime without a working onnxruntime-node fails here, by name.

@@ -56,10 +56,19 @@ export class UnsupportedMediaTypeError extends ApiError {
   readonly errorCode = 'INVALID_ARGUMENT' as const;
 }
 
-/** The database (or another dependency) cannot be reached right now; retrying later may work. */
+/** A request body larger than the registry accepts (MAX_BODY_BYTES). */
+export class PayloadTooLargeError extends ApiError {
+  readonly status = 413;
+  readonly errorCode = 'INVALID_ARGUMENT' as const;
+}
+
+/** The database (or another dependency) cannot be reached right now; retrying later may work (Retry-After). */
 export class ServiceUnavailableError extends ApiError {
   readonly status = 503;
   readonly errorCode = 'UNAVAILABLE' as const;
+  constructor(message: string, readonly retryAfterSeconds = 5, options?: { cause?: unknown }) {
+    super(message, options);
+  }
 }
 
 export interface ErrorBody {

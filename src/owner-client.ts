@@ -12,6 +12,8 @@ import { REGISTRY_VERSION } from './version';
 const ADMIN_CALL_TIMEOUT_MS = 30 * 60_000;
 /** How long a command waits for a server that is still loading its index before giving up. */
 export const OWNER_READY_TIMEOUT_MS = 5 * 60_000;
+/** How often a command asks the server whether the crawl it started has finished. */
+const CRAWL_POLL_MS = 300;
 
 export class OwnerCallError extends Error {
   override name = 'OwnerCallError';
@@ -98,7 +100,23 @@ export function connectToOwner(owner: DataDirOwner & { url: string; adminToken: 
     ingestManifest: (origin, manifest) => call('POST', '/admin/manifests', { origin, manifest }),
     listSources: async () => (await call<{ sources: SourceView[] }>('GET', '/admin/sources')).sources,
     addSource: (body) => call('POST', '/admin/sources', body),
-    crawl: (sourceId) => call('POST', `/admin/sources/${encodeURIComponent(sourceId)}/crawl`),
+    async crawl(sourceId) {
+      // The server answers 202 and crawls in the background; the command follows the source until the
+      // crawl it started (or one already running) has recorded its report.
+      const path = `/admin/sources/${encodeURIComponent(sourceId)}`;
+      const started = await call<SourceView>('POST', `${path}/crawl`);
+      const before = started.lastCrawl?.at;
+      const deadline = Date.now() + ADMIN_CALL_TIMEOUT_MS;
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, CRAWL_POLL_MS));
+        const view = await call<SourceView>('GET', path);
+        if (!view.crawling && view.lastCrawl && view.lastCrawl.at !== before) {
+          if (view.lastCrawl.report) return view.lastCrawl.report;
+          throw new OwnerCallError(`the crawl of ${view.location} failed: ${view.lastCrawl.error ?? view.lastCrawl.status ?? 'no report'}`);
+        }
+        if (Date.now() > deadline) throw new OwnerCallError(`the crawl of ${view.location} has not finished after ${ADMIN_CALL_TIMEOUT_MS / 60_000} minutes`);
+      }
+    },
     async forwardMcp(message) {
       const res = await http
         .request({

@@ -68,3 +68,22 @@ export function findJsonProblem(value: unknown, root: string, maxDepth = Number.
   }
   return null;
 }
+
+const UNSTORABLE_GLOBAL = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * `text` with what PostgreSQL cannot store replaced by U+FFFD: for text the registry writes itself (crawl
+ * reports, error messages quoting a publisher's bytes), which must be saved whatever it quotes. Invalid
+ * UTF-8 never reaches a JS string as such: Buffer decoding already turned it into U+FFFD.
+ */
+export function storableText(text: string): string {
+  return unstorableCharacter(text) === null ? text : text.replace(UNSTORABLE_GLOBAL, '\uFFFD');
+}
+
+/** A JSON value (a report) with every string and key made storable by storableText. */
+export function storableJson<T>(value: T): T {
+  if (typeof value === 'string') return storableText(value) as T;
+  if (Array.isArray(value)) return value.map((item) => storableJson(item)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [storableText(key), storableJson(item)])) as T;
+}

@@ -5,6 +5,7 @@ import path from 'node:path';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { findJsonProblem } from '../storable-text';
+import { entrySizeProblem, hostSizeProblem } from './entry-limits';
 
 export const OPENAPI_DIR = resolveOpenapiDir();
 export const CATALOG_SCHEMA_PATH = path.join(OPENAPI_DIR, 'ai-catalog.schema.json');
@@ -31,7 +32,9 @@ function load() {
     properties: {
       specVersion: schema.properties.specVersion,
       host: { $ref: 'ai-catalog#/properties/host' },
-      entries: { type: 'array' },
+      // A number or a string where an entry belongs is a broken catalog, not an entry to reject: the
+      // crawler then changes nothing, rather than remove every entry it can no longer identify.
+      entries: { type: 'array', items: { type: 'object' } },
     },
     additionalProperties: false,
   });
@@ -46,13 +49,18 @@ function load() {
 /** Problems with the manifest itself (not its entries); empty when the envelope is valid. */
 export function validateManifestEnvelope(manifest: unknown): string[] {
   const { manifestShape } = load();
-  if (!manifestShape(manifest)) return (manifestShape.errors ?? []).map((e) => describeError(e, 'manifest'));
-  const host = (manifest as { host?: unknown }).host;
+  const host = (manifest as { host?: unknown } | null)?.host;
+  const tooLarge = hostSizeProblem(host);
+  if (tooLarge) return [tooLarge];
+  if (!manifestShape(manifest)) return (manifestShape.errors ?? []).slice(0, 5).map((e) => describeError(e, 'manifest'));
   return unstorable(host, 'manifest.host');
 }
 
 export function validateCatalogEntry(entry: unknown): string[] {
   const { entry: validate } = load();
+  // Before the schema, which would scan every character of a 10 MB description.
+  const tooLarge = entrySizeProblem(entry);
+  if (tooLarge) return [tooLarge];
   if (!validate(entry)) return summarise(validate.errors ?? []).map((e) => describeError(e, 'entry'));
   return unstorable(entry, 'entry');
 }

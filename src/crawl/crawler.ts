@@ -1,7 +1,8 @@
 // Crawls one source (ARD §6): discovers its catalog, follows nested catalogs, validates every entry,
 // applies the ownership rule, then stores the result in one transaction after all network I/O and
 // embedding. A source whose catalog cannot be read keeps everything it had; entries are tombstoned
-// only when every document of the source was read.
+// only when every document of the source was read, and never while a fetched catalog still lists them
+// (valid or not). Whatever a crawl ends with, an exception included, is recorded and releases the lease.
 import type { Kysely } from 'kysely';
 import { canonicalJson, MEDIA_TYPES, type CatalogEntry, type HostInfo } from '../catalog/catalog-entry';
 import {
@@ -16,7 +17,9 @@ import type { CrawlConfig } from '../config';
 import type { Database, SourceRow } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { NotFoundError, ServiceUnavailableError } from '../errors';
-import { ManifestInvalidError, validateManifest, writeEntries, type BindingMode } from '../ingest/ingest-manifest';
+import { ENTRY_FIELD_LIMITS } from '../catalog/entry-limits';
+import { storableJson, storableText } from '../storable-text';
+import { ManifestInvalidError, validateManifestInTurns, writeEntries, type BindingMode } from '../ingest/ingest-manifest';
 import type { Logger } from '../logger';
 import { fetchRobots, findCatalogLinks, isOutboundError, type HostLimiter, type HttpClient, type RobotsRules } from '../outbound';
 import {
@@ -27,6 +30,7 @@ import {
   type DiscoveryMechanism,
   type RejectedEntry,
 } from './crawl-report';
+import { createCatalogBodyReader, type CatalogBodyReader, type OversizedParts } from './catalog-body';
 import { hostAuthority, ownershipProblem } from './ownership';
 import { parseSourceLocation } from './source-location';
 import { claimSources, getSource, recordCrawl, releaseLease } from './source-repository';
@@ -56,16 +60,29 @@ export interface CrawlOptions {
 }
 
 export interface Crawler {
-  /** Crawls a source whose lease the caller holds; records the outcome and releases the lease. */
+  /**
+   * Crawls a source whose lease the caller holds; records the outcome and releases the lease. A crawl that
+   * throws is recorded as failed (its error made storable); only a crawl stopped by `options.signal`
+   * (shutdown) gives its source back untouched, due again, and rejects.
+   */
   crawlClaimed(source: SourceRow, options?: CrawlOptions): Promise<CrawlReport>;
   /** Claims and crawls source `id` now, due or not. NotFoundError; ServiceUnavailableError while another crawl runs. */
   crawlNow(id: string, options?: CrawlOptions): Promise<CrawlReport>;
+  /**
+   * Claims source `id` and crawls it in the background (the admin API's 202): resolves at once with the
+   * claimed row, `started: false` and the current row when a crawl of it already runs. NotFoundError.
+   */
+  startCrawl(id: string): Promise<{ source: SourceRow; started: boolean }>;
+  /** Aborts the background crawls (their sources are released untouched) and waits for them. */
+  stop(): Promise<void>;
 }
 
 /** A crawl must finish within its lease; the lease is what keeps other processes off the source. */
 export const CRAWL_LEASE_SECONDS = 1800;
 const CRAWL_DEADLINE_MS = (CRAWL_LEASE_SECONDS - 60) * 1000;
 const HTML_MAX_BYTES = 256 * 1024;
+/** Entries validated or prepared between two turns of the event loop (~20-50 µs each). */
+const ENTRIES_PER_TURN = 200;
 const JITTER = 0.1;
 /** Stands for "robots.txt says no" among optional discovery candidates (451: unavailable for legal reasons). */
 const ROBOTS_REFUSED = 451;
@@ -78,7 +95,7 @@ class CrawlAbort extends Error {
 }
 
 type Fetched =
-  | { kind: 'json'; status: number; url: string; requested: string; json: unknown; etag?: string; lastModified?: string }
+  | { kind: 'json'; status: number; url: string; requested: string; json: unknown; oversized: OversizedParts; etag?: string; lastModified?: string }
   | { kind: 'html'; status: number; url: string; text: string }
   | { kind: 'not-modified'; status: number; url: string; requested: string }
   | { kind: 'http-error'; status: number; url: string };
@@ -91,46 +108,91 @@ interface QueuedDocument {
 }
 
 export function createCrawler(deps: CrawlerDeps): Crawler {
+  const background = new Set<Promise<unknown>>();
+  const stopping = new AbortController();
+  const bodies = createCatalogBodyReader();
+
   async function crawlClaimed(source: SourceRow, options: CrawlOptions = {}): Promise<CrawlReport> {
     const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(CRAWL_DEADLINE_MS)]) : AbortSignal.timeout(CRAWL_DEADLINE_MS);
-    const session = new CrawlSession(deps, source, signal, options.events ?? {});
+    const session = new CrawlSession(deps, bodies, source, signal, options.events ?? {});
     let report: CrawlReport;
+    let crashed = false;
     try {
       report = await session.run();
     } catch (error) {
-      // Stopped (shutdown) or a database failure: give the source back untouched, to be retried.
-      await releaseLease(deps.db, String(source.id)).catch(() => undefined);
-      throw error;
+      if (options.signal?.aborted) {
+        // Stopped (shutdown): give the source back untouched, to be crawled again.
+        await releaseLease(deps.db, String(source.id)).catch(() => undefined);
+        throw error;
+      }
+      // A bug, a database failure or the deadline: recorded like any failure, so the source is not
+      // claimed again at once to hit the same error lease after lease.
+      crashed = true;
+      deps.logger.error({ err: error, sourceId: String(source.id) }, 'crawl failed unexpectedly');
+      report = session.failedReport(error);
     }
+    // What a publisher sent may be quoted in the report (a parse error citing a NUL byte): stored as storable text.
+    report = storableJson(report);
     const interval = source.interval_seconds * 1000;
     const nextCrawlAt = new Date(Date.now() + interval * (1 - JITTER + Math.random() * 2 * JITTER));
     const failed = report.status === 'failed';
-    await recordCrawl(deps.db, String(source.id), {
-      status: report.status,
-      httpStatus: report.httpStatus,
-      error: report.error,
-      report,
-      catalogUrl: failed ? source.catalog_url : report.catalogUrl,
-      discoveredVia: failed ? source.discovered_via : report.discoveredVia,
-      validators: failed ? source.validators : session.newValidators(),
-      nextCrawlAt,
-    });
-    deps.logger.info(
-      { sourceId: report.sourceId, location: report.location, status: report.status, ...report.counts, error: report.error ?? undefined },
-      'source crawled',
-    );
+    try {
+      await recordCrawl(deps.db, String(source.id), {
+        status: report.status,
+        httpStatus: report.httpStatus,
+        error: report.error,
+        report,
+        catalogUrl: failed ? source.catalog_url : report.catalogUrl,
+        discoveredVia: failed ? source.discovered_via : report.discoveredVia,
+        validators: failed ? source.validators : session.newValidators(),
+        nextCrawlAt,
+      });
+    } catch (error) {
+      await releaseLease(deps.db, String(source.id)).catch(() => undefined);
+      throw error;
+    }
+    if (!crashed) {
+      deps.logger.info(
+        { sourceId: report.sourceId, location: report.location, status: report.status, ...report.counts, error: report.error ?? undefined },
+        'source crawled',
+      );
+    }
     return report;
+  }
+
+  async function claim(id: string): Promise<SourceRow | null> {
+    const source = await getSource(deps.db, id);
+    if (!source) throw new NotFoundError(`no source with id '${storableText(id.slice(0, 40))}'`);
+    const [claimed] = await claimSources(deps.db, { limit: 1, leaseSeconds: CRAWL_LEASE_SECONDS, id: String(source.id) });
+    return claimed ?? null;
   }
 
   return {
     crawlClaimed,
     async crawlNow(id, options) {
-      const [claimed] = await claimSources(deps.db, { limit: 1, leaseSeconds: CRAWL_LEASE_SECONDS, id });
-      if (!claimed) {
-        if (!(await getSource(deps.db, id))) throw new NotFoundError(`no source with id '${id}'`);
-        throw new ServiceUnavailableError(`source ${id} is being crawled right now; retry when that crawl ends`);
-      }
+      const claimed = await claim(id);
+      if (!claimed) throw new ServiceUnavailableError(`source ${id} is being crawled right now; retry when that crawl ends`);
       return crawlClaimed(claimed, options);
+    },
+    async startCrawl(id) {
+      const claimed = await claim(id);
+      if (!claimed) {
+        const running = await getSource(deps.db, id);
+        if (!running) throw new NotFoundError(`no source with id '${id}'`);
+        return { source: running, started: false };
+      }
+      const run = crawlClaimed(claimed, { signal: stopping.signal })
+        .catch((error: unknown) => {
+          if (!stopping.signal.aborted) deps.logger.error({ err: error, sourceId: id }, 'background crawl could not be recorded');
+        })
+        .finally(() => background.delete(run));
+      background.add(run);
+      return { source: claimed, started: true };
+    },
+    async stop() {
+      stopping.abort(new Error('registry stopping'));
+      await Promise.all([...background]);
+      await bodies.close();
     },
   };
 }
@@ -145,10 +207,12 @@ class CrawlSession {
   private readonly accepted: PreparedEntry[] = [];
   private readonly kept = new Set<string>();
   private readonly seenIdentifiers = new Set<string>();
+  /** Listed by a fetched catalog but not stored by this crawl (invalid, not owned): kept as they were. */
+  private readonly listedNotStored = new Set<string>();
   private readonly visited = new Set<string>();
   private readonly validators = new Map<string, { etag?: string; lastModified?: string }>();
   private entriesSeen = 0;
-  /** A document of the source could not be read: store what was read, remove nothing. */
+  /** A document of the source could not be read, or an entry listed could not be identified: store what was read, remove nothing. */
   private incomplete = false;
   private stored: Promise<Map<string, CatalogEntry[]>> | null = null;
   /** Entries of /.well-known/ard.json (canonical JSON by identifier): they win over ai-catalog.json's. */
@@ -156,6 +220,7 @@ class CrawlSession {
 
   constructor(
     private readonly deps: CrawlerDeps,
+    private readonly bodies: CatalogBodyReader,
     private readonly source: SourceRow,
     private readonly signal: AbortSignal,
     private readonly events: CrawlEvents,
@@ -165,6 +230,13 @@ class CrawlSession {
 
   newValidators(): Record<string, { etag?: string; lastModified?: string }> {
     return Object.fromEntries(this.validators);
+  }
+
+  /** The report of a crawl that threw: failed, nothing counted as changed. */
+  failedReport(error: unknown): CrawlReport {
+    const reason = this.signal.aborted ? 'the crawl did not finish within its lease' : 'internal error';
+    const message = error instanceof Error ? error.message : String(error);
+    return this.report('failed', null, null, null, `${reason}: ${message.slice(0, 500)}`, { added: 0, updated: 0, unchanged: 0 }, []);
   }
 
   async run(): Promise<CrawlReport> {
@@ -313,7 +385,7 @@ class CrawlSession {
     const noted: CrawledDocument = { url: fetched.url, depth: doc.depth, status: 'fetched', httpStatus: fetched.status, entries: 0 };
     this.documents.push(noted);
     try {
-      noted.entries = this.readManifest(fetched.json, fetched.url, doc, doc.via === 'ard.json', undefined);
+      noted.entries = await this.readManifest(fetched.json, fetched.url, doc, doc.via === 'ard.json', undefined, fetched.oversized);
     } catch (error) {
       if (!(error instanceof ManifestInvalidError)) throw error;
       if (isRoot) throw new CrawlAbort(error.message, fetched.status);
@@ -329,7 +401,15 @@ class CrawlSession {
   }
 
   /** Validates one manifest (a fetched document or a nested catalog's inline `data`); returns its entry count. */
-  private readManifest(raw: unknown, docUrl: string, doc: QueuedDocument, ardJson: boolean, parentHost: HostInfo | undefined): number {
+  private async readManifest(
+    raw: unknown,
+    docUrl: string,
+    doc: QueuedDocument,
+    ardJson: boolean,
+    parentHost: HostInfo | undefined,
+    oversized: OversizedParts = { entries: {} },
+  ): Promise<number> {
+    if (oversized.host) throw new ManifestInvalidError([oversized.host], docUrl);
     const manifest = ardJson ? normaliseArdJson(raw) : raw;
     const count = Array.isArray((manifest as { entries?: unknown })?.entries) ? (manifest as { entries: unknown[] }).entries.length : 0;
     if (this.entriesSeen + count > this.deps.config.maxEntries) {
@@ -338,12 +418,19 @@ class CrawlSession {
       );
     }
     this.entriesSeen += count;
-    const { host, valid, rejected } = validateManifest(manifest, docUrl, { binding: this.deps.binding });
+    const { host, valid, rejected } = await validateManifestInTurns(manifest, docUrl, ENTRIES_PER_TURN, oversized.entries, { binding: this.deps.binding });
     const effectiveHost = host ?? parentHost;
-    for (const problem of rejected) this.reject({ url: docUrl, ...problem });
+    for (const problem of rejected) {
+      // Still listed, so not gone: what was stored for it stays. Without an identifier nobody can tell
+      // which stored entry it was: nothing is removed.
+      if (problem.identifier === null) this.incomplete = true;
+      else if (problem.identifier.length <= ENTRY_FIELD_LIMITS.identifier) this.listedNotStored.add(problem.identifier);
+      this.reject({ url: docUrl, ...problem });
+    }
     const indexOf = new Map<CatalogEntry, number>();
     (manifest as { entries: unknown[] }).entries.forEach((e, i) => indexOf.set(e as CatalogEntry, i));
-    for (const entry of valid) {
+    for (const [position, entry] of valid.entries()) {
+      if (position > 0 && position % ENTRIES_PER_TURN === 0) await nextTurn();
       const index = indexOf.get(entry) ?? -1;
       const preferred = doc.via === 'well-known' && !ardJson ? this.ardJsonEntries.get(entry.identifier) : undefined;
       if (preferred !== undefined) {
@@ -355,6 +442,7 @@ class CrawlSession {
       }
       const ownership = this.source.trusted ? null : ownershipProblem(entry.identifier, doc.authorities);
       if (ownership) {
+        this.listedNotStored.add(entry.identifier);
         this.reject({ url: docUrl, index, identifier: entry.identifier, reason: ownership });
         continue;
       }
@@ -374,9 +462,11 @@ class CrawlSession {
           continue;
         }
         try {
-          this.readManifest(entry.data, docUrl, { ...doc, depth: doc.depth + 1 }, false, effectiveHost);
+          await this.readManifest(entry.data, docUrl, { ...doc, depth: doc.depth + 1 }, false, effectiveHost);
         } catch (error) {
           if (!(error instanceof ManifestInvalidError)) throw error;
+          // Like a nested catalog that cannot be read: what it listed before is kept.
+          this.incomplete = true;
           this.reject({ url: docUrl, index, identifier: entry.identifier, reason: `inline catalog data is not a valid manifest: ${error.problems.slice(0, 3).join('; ')}` });
         }
       }
@@ -437,12 +527,17 @@ class CrawlSession {
     );
     if (res.status === 304) return { kind: 'not-modified', status: 304, url: res.url, requested: target.href };
     if (res.status < 200 || res.status >= 300) return { kind: 'http-error', status: res.status, url: res.url };
-    const text = res.body.toString('utf8').replace(/^\uFEFF/, '');
-    if (allowHtml && /html/i.test(res.headers['content-type'] ?? '')) return { kind: 'html', status: res.status, url: res.url, text };
-    try {
-      return { kind: 'json', status: res.status, url: res.url, requested: target.href, json: JSON.parse(text), etag: res.headers.etag, lastModified: res.headers['last-modified'] };
-    } catch (error) {
-      throw new CrawlAbort(`${res.url} is not valid JSON: ${(error as Error).message}`, res.status);
+    const html = allowHtml && /html/i.test(res.headers['content-type'] ?? '');
+    const body = await this.bodies.read(res.body, { html });
+    switch (body.kind) {
+      case 'html':
+        return { kind: 'html', status: res.status, url: res.url, text: body.text };
+      case 'invalid-json':
+        throw new CrawlAbort(`${res.url} is not valid JSON: ${body.message}`, res.status);
+      case 'json':
+        return { kind: 'json', status: res.status, url: res.url, requested: target.href, json: body.json, oversized: body.oversized, etag: res.headers.etag, lastModified: res.headers['last-modified'] };
+      default:
+        throw new Error(`unreachable: ${(body as { kind: string }).kind}`);
     }
   }
 
@@ -466,7 +561,7 @@ class CrawlSession {
       return false;
     });
     // Still listed but invalid (or claimed elsewhere) is not "gone": what was stored for it stays.
-    const keep = new Set<string>([...this.kept, ...this.seenIdentifiers, ...toWrite.map((p) => p.entry.identifier)]);
+    const keep = new Set<string>([...this.kept, ...this.seenIdentifiers, ...this.listedNotStored, ...toWrite.map((p) => p.entry.identifier)]);
     let removed: string[] = [];
     const counts = await writeEntries({ db: this.deps.db, embedder: this.deps.embedder }, toWrite, {
       onProgress: this.events.onEmbedProgress,
@@ -486,7 +581,9 @@ class CrawlSession {
 
   private reject(problem: RejectedEntry): void {
     this.rejectedCount++;
-    if (this.rejected.length < MAX_REPORTED_REJECTIONS) this.rejected.push(problem);
+    const max = ENTRY_FIELD_LIMITS.identifier;
+    const identifier = problem.identifier !== null && problem.identifier.length > max ? `${problem.identifier.slice(0, max)}…` : problem.identifier;
+    if (this.rejected.length < MAX_REPORTED_REJECTIONS) this.rejected.push({ ...problem, identifier });
   }
 
   private report(
@@ -516,6 +613,10 @@ class CrawlSession {
       removed: removed.slice(0, 100),
     };
   }
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**

@@ -40,6 +40,7 @@ export function createWebCrawler(
     ...crawler,
     http,
     async close() {
+      await crawler.stop();
       limiter.clear();
       await http.close();
     },

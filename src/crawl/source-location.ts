@@ -19,6 +19,7 @@ export function parseSourceLocation(input: string): SourceLocation {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
     if (!DOMAIN.test(text)) throw new InvalidArgumentError(`location '${text}' is neither a domain name nor an http(s) URL`);
     const url = new URL(`https://${text.toLowerCase()}/`);
+    if (url.port === '0') throw new InvalidArgumentError(`location '${text}' names port 0, which no server listens on`);
     return { location: url.host, url, discover: true };
   }
   let url: URL;
@@ -29,6 +30,7 @@ export function parseSourceLocation(input: string): SourceLocation {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`location '${text}' must use http or https`);
   if (url.username || url.password) throw new InvalidArgumentError('location must not carry credentials');
+  if (url.port === '0') throw new InvalidArgumentError(`location '${text}' names port 0, which no server listens on`);
   url.hash = '';
   const discover = url.pathname === '/' && url.search === '';
   return { location: url.toString(), url, discover };

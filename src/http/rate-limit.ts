@@ -46,9 +46,34 @@ export function createRateLimiter(options: RateLimitOptions): RequestHandler | n
   });
 }
 
-function redisStore(client: Redis): Store {
+/**
+ * Failed admin authentication per client: after `perMinute` 401s within a minute, every admin request of
+ * that client is a 429 until the window ends, the right token included (else a guess that stops getting
+ * 429 would be a found token). Requests that pass authentication are not counted. Same client key and
+ * store (Redis when configured) as the read limit; a store outage fails open like it.
+ */
+export function createAdminAuthLimiter(options: { perMinute: number; redis: Redis | null; logger: Logger }): RequestHandler {
+  return rateLimit({
+    windowMs: WINDOW_MS,
+    limit: options.perMinute,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    store: options.redis ? redisStore(options.redis, 'ard:admin-auth:') : undefined,
+    passOnStoreError: true,
+    skipSuccessfulRequests: true,
+    requestWasSuccessful: (_req, res) => res.statusCode !== 401,
+    logger: { error: (error: unknown) => options.logger.warn({ err: error }, 'admin authentication limit store unavailable'), warn: () => undefined },
+    handler: (req, _res, next) => {
+      const resetTime = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+      const retryAfter = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + WINDOW_MS) - Date.now()) / 1000));
+      next(new RateLimitError(`too many failed admin authentications from this client; retry in ${retryAfter} s`, retryAfter));
+    },
+  });
+}
+
+function redisStore(client: Redis, prefix = 'ard:rl:'): Store {
   const store = new RedisStore({
-    prefix: 'ard:rl:',
+    prefix,
     sendCommand: (command: string, ...args: string[]) => client.call(command, ...args) as Promise<string | number>,
   });
   // The store loads its Lua scripts at construction and reloads them on the next failure; while

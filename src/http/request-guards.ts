@@ -1,7 +1,7 @@
 // App-level guards every route gets: a deadline per request and limits on the shape of JSON
 // bodies and query strings, checked before any handler sees them.
 import type { RequestHandler } from 'express';
-import { InvalidArgumentError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors';
+import { InvalidArgumentError, PayloadTooLargeError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors';
 import { findJsonProblem } from '../storable-text';
 
 /** Deeper than any ARD request (a filter is 3 levels); parsers and validators recurse per level. */
@@ -26,15 +26,44 @@ export function requestDeadline(timeoutMs: number): RequestHandler {
 }
 
 /**
+ * 413 as soon as the headers announce a body over `maxBytes`. The body parser refuses it too, but only
+ * once the whole announced body has arrived: `Content-Length: 99999999999` with a short body held the
+ * request until its deadline. The connection is closed after the answer, the rest of the body unread.
+ */
+export function announcedBodyLimit(maxBytes: number): RequestHandler {
+  return (req, res, next) => {
+    const announced = req.header('content-length');
+    if (announced === undefined || !/^\d+$/.test(announced) || Number(announced) <= maxBytes) return next();
+    res.setHeader('Connection', 'close');
+    next(new PayloadTooLargeError(`the request body (Content-Length: ${announced}) is larger than ${maxBytes} bytes`));
+  };
+}
+
+/**
  * Rejects JSON nested deeper than MAX_JSON_DEPTH, and strings or keys holding text PostgreSQL
  * cannot store as sent (NUL, an unpaired surrogate: storable-text.ts), naming the field. Runs after
  * express.json; the walk stops at the first violation, so a hostile 60-kB `[[[[...` costs one pass.
  */
 export function jsonShapeGuard(): RequestHandler {
   return (req, _res, next) => {
-    const problem = describeShapeProblem(req.body, 'the request body') ?? describeShapeProblem(req.query, 'the query string');
+    const problem = queryEncodingProblem(req.originalUrl) ?? describeShapeProblem(req.body, 'the request body') ?? describeShapeProblem(req.query, 'the query string');
     next(problem ? new InvalidArgumentError(problem) : undefined);
   };
+}
+
+/**
+ * The query parser keeps a broken escape (`tags:a%2`) as literal text; a path with one is a 400
+ * (the router's decoding), so the query string gets the same answer.
+ */
+function queryEncodingProblem(url: string): string | null {
+  const at = url.indexOf('?');
+  if (at < 0) return null;
+  try {
+    decodeURIComponent(url.slice(at + 1));
+    return null;
+  } catch {
+    return 'the query string is not valid UTF-8 percent-encoding (a % must start an escape such as %2F)';
+  }
 }
 
 function describeShapeProblem(value: unknown, where: string): string | null {

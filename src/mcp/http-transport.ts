@@ -26,6 +26,12 @@ export function mountMcpOverHttp(
   const logger = options.logger;
   // express.json() leaves an already-parsed body alone, so this is harmless if the app parses JSON globally.
   app.post(path, express.json({ limit: options.bodyLimit ?? '64kb' }), async (req, res) => {
+    // The SDK takes an empty batch for a batch of notifications and answers 202: it is no request at all
+    // (JSON-RPC 2.0 §6: "an Array with at least one value"), answered as the SDK answers other invalid ones.
+    if (Array.isArray(req.body) && req.body.length === 0) {
+      res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: an empty batch' }, id: null });
+      return;
+    }
     let server: McpServer | undefined;
     let transport: StreamableHTTPServerTransport | undefined;
     res.on('close', () => {

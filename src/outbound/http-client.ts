@@ -80,6 +80,7 @@ export interface OutboundResponse {
   status: number;
   /** Lower-cased names; repeated headers joined with ", " (set-cookie with "\n"). */
   headers: Record<string, string>;
+  /** Over BODY_COPY_THRESHOLD bytes, the body owns its memory (its ArrayBuffer is shared with nothing else). */
   body: Buffer;
   /** Final URL after redirects. */
   url: string;
@@ -207,6 +208,61 @@ function charsetOf(contentType: string | undefined): string {
   return match?.[1] ?? 'utf-8';
 }
 
+/** Bodies up to this size are gathered and joined at the end; larger ones are copied as they arrive. */
+export const BODY_COPY_THRESHOLD = 256 * 1024;
+
+/** Bytes copied into a large body between two turns of the event loop. */
+const BODY_COPY_PER_TURN = 256 * 1024;
+
+/**
+ * A response body gathered chunk by chunk. Past BODY_COPY_THRESHOLD each chunk is copied, as it arrives,
+ * into memory reserved for up to `expected` bytes, BODY_COPY_PER_TURN bytes per turn of the event loop:
+ * joining 10 MiB at the end held the event loop ~0.2-0.3 s on a busy machine (first touches of fresh
+ * memory cost ~45 ms per MiB there). The memory is the body's own, so a reader may move it to a worker
+ * thread (src/crawl/catalog-body.ts).
+ */
+class BodyBuffer {
+  private chunks: Buffer[] = [];
+  private target: Buffer | null = null;
+  private copiedThisTurn = 0;
+  received = 0;
+
+  constructor(private readonly expected: number) {}
+
+  /** Adds a chunk; true when the caller should let the event loop turn before the next one. */
+  add(chunk: Buffer): boolean {
+    if (!this.target && this.received + chunk.length > BODY_COPY_THRESHOLD) {
+      this.target = Buffer.allocUnsafeSlow(Math.max(this.expected, this.received + chunk.length));
+      let offset = 0;
+      for (const earlier of this.chunks) offset += earlier.copy(this.target, offset);
+      this.chunks = [];
+    }
+    this.received += chunk.length;
+    if (!this.target) {
+      this.chunks.push(chunk);
+      return false;
+    }
+    const at = this.received - chunk.length;
+    if (this.received > this.target.length) this.grow(this.received, at);
+    chunk.copy(this.target, at);
+    this.copiedThisTurn += chunk.length;
+    if (this.copiedThisTurn < BODY_COPY_PER_TURN) return false;
+    this.copiedThisTurn = 0;
+    return true;
+  }
+
+  done(): Buffer {
+    return this.target ? this.target.subarray(0, this.received) : Buffer.concat(this.chunks, this.received);
+  }
+
+  /** A body longer than announced (the cap still applies): rare, so a plain copy. */
+  private grow(size: number, filled: number): void {
+    const bigger = Buffer.allocUnsafeSlow(Math.max(size, (this.target as Buffer).length * 2));
+    (this.target as Buffer).copy(bigger, 0, 0, filled);
+    this.target = bigger;
+  }
+}
+
 function decodeText(body: Buffer, contentType: string | undefined): string {
   try {
     return new TextDecoder(charsetOf(contentType)).decode(body);
@@ -273,23 +329,21 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       res.body.destroy();
       throw new BodyTooLargeError(limit, announced, true, { url });
     }
-    const chunks: Buffer[] = [];
-    let received = 0;
+    const body = new BodyBuffer(Number.isFinite(announced) && announced >= 0 ? Math.min(announced, limit) : limit);
     for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      if (received + chunk.length > limit) {
+      if (body.received + chunk.length > limit) {
         if (!truncate) {
           res.body.destroy();
-          throw new BodyTooLargeError(limit, received + chunk.length, false, { url });
+          throw new BodyTooLargeError(limit, body.received + chunk.length, false, { url });
         }
-        chunks.push(chunk.subarray(0, limit - received));
-        received = limit;
+        body.add(chunk.subarray(0, limit - body.received));
         res.body.destroy();
-        return { body: Buffer.concat(chunks, received), truncated: true };
+        return { body: body.done(), truncated: true };
       }
-      chunks.push(chunk);
-      received += chunk.length;
+      // Chunks already buffered are iterated without a turn of the event loop in between.
+      if (body.add(chunk)) await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    return { body: Buffer.concat(chunks, received), truncated: false };
+    return { body: body.done(), truncated: false };
   }
 
   async function request(req: OutboundRequest): Promise<OutboundResponse> {

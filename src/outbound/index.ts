@@ -5,6 +5,7 @@ export {
   createHttpClient,
   parseHttpUrl,
   DEFAULTS as HTTP_CLIENT_DEFAULTS,
+  BODY_COPY_THRESHOLD,
 } from './http-client';
 export type {
   HttpClient,

@@ -64,9 +64,16 @@ export const searchBody = fc.oneof(
   anyJson,
 );
 
-/** Query strings (GET /agents and later list routes): name=value pairs, repeated names included. */
+/** encodeURIComponent, with lone surrogates (which it cannot encode) sent as U+FFFD. */
+export const encodeAny = (text: string) => encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, (c, at: number, all: string) => {
+  const code = c.charCodeAt(0);
+  const paired = code < 0xdc00 ? /[\uDC00-\uDFFF]/.test(all[at + 1] ?? '') : /[\uD800-\uDBFF]/.test(all[at - 1] ?? '');
+  return paired ? c : '\uFFFD';
+}));
+
+/** Query strings (GET /agents and later list routes): name=value pairs, repeated names included, raw % escapes too. */
 export const queryString = fc
   .array(fc.tuple(fc.oneof(fc.constantFrom('filter', 'pageSize', 'pageToken', 'orderBy'), nastyString), fc.oneof(nastyString, fc.integer().map(String))), {
     maxLength: 5,
   })
-  .map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'));
+  .map((pairs) => pairs.map(([k, v]) => `${encodeAny(k)}=${encodeAny(v)}`).join('&'));

@@ -34,7 +34,7 @@ describe('admin sources API', () => {
     const crawl = { ...loadConfig().crawl, hostDelayMs: 0, timeoutMs: 1500, pollMs: 100 };
     // The scheduler is started by hand in its own test, so on-demand crawls here never race it.
     registry = await startTestRegistry({ withDemoCorpus: false, config: { adminToken: TOKEN, crawlAllowPrivate: true, crawl: { ...crawl, schedulerEnabled: false } } });
-    off = await startTestRegistry({ withDemoCorpus: false, config: { adminToken: null, crawl: { ...crawl, schedulerEnabled: false } } });
+    off = await startTestRegistry({ withDemoCorpus: false, config: { adminToken: null, adminAuthFailuresPerMinute: 5, crawl: { ...crawl, schedulerEnabled: false } } });
   });
 
   afterAll(async () => {
@@ -42,6 +42,16 @@ describe('admin sources API', () => {
     await off?.close();
     await server?.close();
   });
+
+  /** Follows a crawl started with 202 until its source is no longer crawling; the view then. */
+  async function crawlEnded(id: string) {
+    for (let i = 0; i < 400; i++) {
+      const view = await registry.get(`/admin/sources/${id}`, auth);
+      if (!view.body.crawling) return view.body;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`source ${id} still crawling`);
+  }
 
   it.each([
     ['no Authorization header', {}],
@@ -77,11 +87,12 @@ describe('admin sources API', () => {
     const id = created.body.id as string;
 
     const crawled = await registry.post(`/admin/sources/${id}/crawl`, undefined, auth);
-    expect(crawled.status).toBe(200);
-    expect(crawled.body).toMatchObject({ status: 'ok', discoveredVia: 'url', httpStatus: 200, counts: { added: 2, rejected: 0 } });
+    expect(crawled.status).toBe(202);
+    expect(crawled.headers.get('location')).toBe(`/admin/sources/${id}`);
+    expect(crawled.body).toMatchObject({ id, crawling: true, crawlStarted: true });
 
-    const one = await registry.get(`/admin/sources/${id}`, auth);
-    expect(one.body.lastCrawl).toMatchObject({ status: 'ok', httpStatus: 200, error: null, report: { counts: { added: 2 } } });
+    const one = await crawlEnded(id);
+    expect(one.lastCrawl).toMatchObject({ status: 'ok', httpStatus: 200, error: null, report: { status: 'ok', discoveredVia: 'url', counts: { added: 2, rejected: 0 } } });
     const list = await registry.get('/admin/sources', auth);
     expect(list.body.sources.map((s: { id: string }) => s.id)).toContain(id);
 
@@ -97,6 +108,69 @@ describe('admin sources API', () => {
     expect(rows).toHaveLength(2);
     expect(rows.every((r) => r.deleted_at instanceof Date)).toBe(true);
     expect((await registry.post('/admin/sources/999999/crawl', undefined, auth)).status).toBe(404);
+  });
+
+  it('answers 202 at once for a crawl longer than the request deadline; GET shows it running, then its result', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    server.route('127.0.0.1', '/held.json', (_req, res) => {
+      void held.then(() => res.end(JSON.stringify(catalog(['held']))));
+    });
+    const created = await registry.post('/admin/sources', { location: `${server.origin('127.0.0.1')}/held.json` }, auth);
+    const id = created.body.id as string;
+    const started = Date.now();
+    const crawled = await registry.post(`/admin/sources/${id}/crawl`, undefined, auth);
+    expect(crawled.status).toBe(202);
+    expect(Date.now() - started).toBeLessThan(registry.ctx.config.requestTimeoutMs);
+    // A second request while it runs starts nothing and points at the same crawl (never a 503).
+    const again = await registry.post(`/admin/sources/${id}/crawl`, undefined, auth);
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ id, crawling: true, crawlStarted: false });
+    const running = await registry.get(`/admin/sources/${id}`, auth);
+    expect(running.body).toMatchObject({ crawling: true, lastCrawl: null });
+    release();
+    const done = await crawlEnded(id);
+    expect(done.lastCrawl).toMatchObject({ status: 'ok', report: { counts: { added: 1 } } });
+  });
+
+  it.each([
+    ['an unknown field', { location: 'acme.com', colour: 'red' }, /unknown field 'colour'/],
+    ['port 0 in a URL', { location: 'http://acme.com:0/catalog.json' }, /port 0/],
+    ['port 0 after a domain', { location: 'acme.com:0' }, /port 0/],
+    ['an array body', [{ location: 'acme.com' }], /body must be/],
+  ])('POST /admin/sources rejects %s with 400', async (_label, body, message) => {
+    const res = await registry.post('/admin/sources', body, auth);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ errorCode: 'INVALID_ARGUMENT', message: expect.stringMatching(message) });
+  });
+
+  it.each([
+    ['GET', '/admin/sources/%ff', 400],
+    ['DELETE', '/admin/sources/%ff', 400],
+    ['POST', '/admin/sources/abc/crawl', 404],
+    ['GET', '/admin/sources/abc', 404],
+    ['POST', '/admin/sources/99999999999999999999999/crawl', 404],
+  ])('%s %s is a %d in the ARD error shape, never a 500', async (method, path, status) => {
+    const res = await fetch(`${registry.url}${path}`, { method, headers: auth });
+    expect(res.status).toBe(status);
+    expect(await res.json()).toEqual({ errorCode: status === 404 ? 'NOT_FOUND' : 'INVALID_ARGUMENT', message: expect.any(String) });
+  });
+
+  it('matches admin paths exactly: /ADMIN/sources is not an admin route', async () => {
+    const res = await registry.get('/ADMIN/sources', auth);
+    expect(res.status).toBe(404);
+    expect(res.body.errorCode).toBe('NOT_FOUND');
+  });
+
+  it('rate-limits failed authentication per client: 429 with Retry-After after ADMIN_AUTH_FAILURES_PER_MINUTE', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await off.get('/admin/sources', { authorization: `Bearer guess-${i}` })).status);
+    // Five failures a minute on `off`, one of them made by the test that finds admin off.
+    expect(statuses).toEqual([401, 401, 401, 401, 429, 429, 429, 429]);
+    const limited = await off.get('/admin/sources', auth);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ errorCode: 'RATE_LIMIT_EXCEEDED', message: expect.stringMatching(/failed admin authentications/) });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('the scheduler crawls a newly registered source, and /healthz answers meanwhile', async () => {

@@ -62,8 +62,9 @@ describe('POST /search edge cases', () => {
     ];
     for (const body of bodies) expectNamedClientError(await registry.post('/search', body), /unpaired UTF-16 surrogate/);
     expectNamedClientError(await registry.post('/explore', bodies[0]), /unpaired UTF-16 surrogate/);
-    // A query string cannot carry one (UTF-8 has no encoding for it): the bytes that would are decoded as U+FFFD.
-    expect((await registry.get('/agents?filter=displayName%20%3D%20%22%ED%BF%BF%22')).status).toBe(200);
+    // A query string cannot carry one (UTF-8 has no encoding for it): escapes of the bytes that would are no
+    // UTF-8, refused like a broken escape in a path.
+    expectNamedClientError(await registry.get('/agents?filter=displayName%20%3D%20%22%ED%BF%BF%22'), /not valid UTF-8 percent-encoding/);
     // A pair is a character like any other.
     expect((await registry.post('/search', '{"query":{"text":"weather \\ud83c\\udf27","filter":{"updatedAt":"\\ud83c\\udf27"}}}')).status).toBe(200);
   });

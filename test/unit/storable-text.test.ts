@@ -1,4 +1,4 @@
-import { findJsonProblem, unstorableCharacter } from '../../src/storable-text';
+import { findJsonProblem, storableJson, storableText, unstorableCharacter } from '../../src/storable-text';
 
 describe('unstorableCharacter', () => {
   it.each([
@@ -33,5 +33,26 @@ describe('findJsonProblem', () => {
     expect(findJsonProblem(deep, '', 32)).toMatchObject({ kind: 'depth', problem: 'is nested deeper than 32 levels' });
     expect(findJsonProblem(deep, '')).toBeNull();
     expect(findJsonProblem({ a: [1, true, null, { b: 'é 🌧' }] }, 'x', 32)).toBeNull();
+  });
+});
+
+describe('storableText / storableJson', () => {
+  it('replaces NUL and unpaired surrogates with U+FFFD, keeping everything else', () => {
+    expect(storableText('a\u0000b')).toBe('a\uFFFDb');
+    expect(storableText('x\ud83d y \udc00')).toBe('x\uFFFD y \uFFFD');
+    expect(storableText('emoji 🌧 é')).toBe('emoji 🌧 é');
+    // A JSON.parse error quoting a NUL byte body, as a crawl report stores it.
+    let message = '';
+    try {
+      JSON.parse('\u0000');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('\u0000');
+    expect(unstorableCharacter(storableText(message))).toBeNull();
+  });
+
+  it('walks keys, arrays and nested objects; leaves numbers, booleans and null', () => {
+    expect(storableJson({ 'k\u0000': ['\udfff', 1, true, null, { e: 'ok\u0000' }] })).toEqual({ 'k\uFFFD': ['\uFFFD', 1, true, null, { e: 'ok\uFFFD' }] });
   });
 });
