@@ -66,6 +66,8 @@ export interface RegistryConfig {
   searchRelatedWordsFile: string | null;
   /** A JSON file extending the bundled product glossary (src/catalog/product-glossary.ts); null = none. */
   searchGlossaryFile: string | null;
+  /** Facet fields the portal's search page asks POST /explore for, in the order it shows them (docs/portal.md). */
+  portalFacets: string[];
 }
 
 export interface CrawlConfig {
@@ -111,6 +113,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Env {
     'EMBEDDING_MODEL_DIR', 'EMBEDDING_RUNTIME', 'TRUST_PROXY', 'CRAWL_INTERVAL_SECONDS', 'CRAWL_USER_AGENT', 'CRAWL_MAX_ENTRIES', 'CRAWL_MAX_DEPTH',
     'CRAWL_MAX_BYTES', 'CRAWL_TIMEOUT_MS', 'CRAWL_HOST_DELAY_MS', 'CRAWL_CONCURRENCY', 'CRAWL_SCHEDULER', 'CRAWL_POLL_MS',
     'SEARCH_TYPE_WEIGHTS', 'SEARCH_SYNONYMS_FILE', 'SEARCH_RELATED_WORDS_FILE', 'SEARCH_GLOSSARY_FILE',
+    'PORTAL_FACETS',
   ];
   const out: Env = {};
   for (const name of names) {
@@ -186,6 +189,7 @@ export function envToConfig(env: Env): RegistryConfig {
     searchSynonymsFile: env.SEARCH_SYNONYMS_FILE ? path.resolve(env.SEARCH_SYNONYMS_FILE) : null,
     searchRelatedWordsFile: env.SEARCH_RELATED_WORDS_FILE ? path.resolve(env.SEARCH_RELATED_WORDS_FILE) : null,
     searchGlossaryFile: env.SEARCH_GLOSSARY_FILE ? path.resolve(env.SEARCH_GLOSSARY_FILE) : null,
+    portalFacets: portalFacets(env),
   };
 }
 
@@ -236,6 +240,24 @@ function typeWeights(env: Env): Record<string, number> {
     out[type] = value;
   }
   return out;
+}
+
+/** The portal's facets by default: the kinds of entry, their topics, who publishes them, what they attest. */
+export const DEFAULT_PORTAL_FACETS = ['type', 'tags', 'publisher', 'trustManifest.attestations.type'];
+/** POST /explore answers at most 20 facets a request (MAX_FACETS of src/search/explore-service.ts). */
+const MAX_PORTAL_FACETS = 20;
+
+/** PORTAL_FACETS: comma-separated facet field paths (`type,tags,metadata.transport`); POST /explore judges each. */
+function portalFacets(env: Env): string[] {
+  const raw = env.PORTAL_FACETS;
+  if (raw === undefined) return [...DEFAULT_PORTAL_FACETS];
+  const fields = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const field of fields) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_-]+)*$/.test(field)) throw new ConfigError(`PORTAL_FACETS: '${field}' is not a field path (letters, digits, _ and -, dot-separated)`);
+  }
+  if (new Set(fields).size !== fields.length) throw new ConfigError('PORTAL_FACETS names a field twice');
+  if (fields.length === 0 || fields.length > MAX_PORTAL_FACETS) throw new ConfigError(`PORTAL_FACETS must name 1 to ${MAX_PORTAL_FACETS} fields; got ${fields.length}`);
+  return fields;
 }
 
 function url(env: Env, name: string, fallback: string): string {

@@ -21,6 +21,7 @@ import { openRegistryLibrary } from '../alexandria/registry-resource-index';
 import { ALEXANDRIA_LIBRARY_FILE } from '../ingest/alexandria-corpus';
 import { createAlexandriaMcpServer, mountMcpOverHttp } from '../mcp';
 import { mountLibraryRoutes } from './library-routes';
+import { mountPortal, PortalKey } from '../portal';
 
 export interface RegistryApp {
   app: express.Express;
@@ -115,14 +116,18 @@ export function createApp(ctx: AppContext): RegistryApp {
   });
 
   app.use(requestDeadline(ctx.config.requestTimeoutMs));
+  // The portal's page request is counted against the person; the API calls it makes for them are not.
+  const portalKey = new PortalKey();
   const limiter = createRateLimiter({
     perMinute: ctx.config.rateLimitPerMinute,
     redis: ctx.redis?.client ?? null,
     logger: ctx.logger,
-    exempt: (path) => isAdminPath(path) || OPERATIONAL_PATHS.has(path),
+    exempt: (path, req) => isAdminPath(path) || OPERATIONAL_PATHS.has(path) || portalKey.matches(req),
   });
   if (limiter) app.use(limiter);
 
+  // The developer portal (docs/portal.md): HTML for browsers, a client of the API routes mounted below.
+  mountPortal(app, { publicUrl: ctx.config.publicUrl, facetFields: ctx.config.portalFacets, key: portalKey, apiTimeoutMs: ctx.config.requestTimeoutMs });
 
   // Alexandria (docs/alexandria.md): MCP at /mcp and the static routes, outside the ARD OpenAPI document,
   // mounted before the JSON parser and the OpenAPI catch-all (the MCP route parses its own body).
