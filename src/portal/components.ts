@@ -43,11 +43,15 @@ export function facetPanel(input: FacetPanelInput): Html {
   const groups = input.facets
     .map(([field, result]) => facetGroup(field, result, input.selected[field] ?? [], input.form))
     .filter((group): group is Html => group !== null);
+  const chosen = Object.values(input.selected).reduce((n, values) => n + values.length, 0);
+  // A disclosure, open as served: the script closes it on a narrow screen so the results come first.
   return html`<aside class="facets" aria-labelledby="facets-heading">
-  <h2 id="facets-heading">Narrow the results</h2>
+  <details class="facets-toggle" open>
+  <summary><h2 id="facets-heading">Narrow the results${chosen > 0 ? html` <span class="count">(${chosen} chosen)</span>` : null}</h2></summary>
   ${input.error ? html`<p class="notice" role="status">Filters are unavailable: ${input.error}</p>` : null}
   ${groups.length === 0 && !input.error ? html`<p class="muted">Nothing to narrow by.</p>` : groups}
   ${groups.length > 0 ? html`<button type="submit" form="${input.form}" class="button apply-facets">Apply filters</button>` : null}
+  </details>
 </aside>`;
 }
 

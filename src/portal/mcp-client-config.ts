@@ -22,9 +22,10 @@ export function mcpClientConfig(entry: CatalogEntry): McpClientConfig | null {
   return found && { serverKey: serverKey(entry), ...found };
 }
 
-/** The snippet as a person pastes it into the client's configuration file. */
+/** The snippet as a person pastes it into the client's configuration file; `args` on one line. */
 export function mcpClientConfigJson(config: McpClientConfig): string {
-  return JSON.stringify({ mcpServers: { [config.serverKey]: config.launch } }, null, 2);
+  const text = JSON.stringify({ mcpServers: { [config.serverKey]: config.launch } }, null, 2);
+  return text.replace(/\[\n\s*((?:"(?:[^"\\]|\\.)*",?\n\s*)*)\]/g, (_all, items: string) => `[${items.split(/,?\n\s*/).filter(Boolean).join(', ')}]`);
 }
 
 type Found = { launch: McpServerLaunch; readFrom: string };

@@ -1,6 +1,7 @@
 // The portal's only script: conveniences on top of pages that work without it (docs/portal.md).
 // - a facet checkbox applies at once (the "Apply filters" button stays for readers without JavaScript),
-//   and keyboard focus returns to the checkbox after the page reloads;
+//   and keyboard focus returns to the checkbox after the page reloads; on a narrow screen the facets
+//   start folded so the results come first;
 // - "Copy configuration" puts an MCP client snippet on the clipboard and says so to screen readers;
 // - "/" moves focus to the search or filter field.
 'use strict';
@@ -26,10 +27,16 @@
       id = sessionStorage.getItem(FOCUS_KEY);
       sessionStorage.removeItem(FOCUS_KEY);
     } catch (e) {
-      return;
+      return false;
     }
     var target = id && document.getElementById(id);
     if (target) target.focus();
+    return Boolean(target);
+  }
+
+  function foldFacetsOnNarrowScreens(keepOpen) {
+    var toggle = document.querySelector('details.facets-toggle');
+    if (toggle && !keepOpen && window.matchMedia('(max-width: 47.99rem)').matches) toggle.open = false;
   }
 
   function copyText(text) {
@@ -81,7 +88,7 @@
 
   function start() {
     setUpCopyButtons();
-    restoreFocus();
+    foldFacetsOnNarrowScreens(restoreFocus());
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
