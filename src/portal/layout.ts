@@ -36,7 +36,6 @@ export function renderPage(assets: PageAssets, page: PageOptions): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${page.title} · ARD registry</title>
 <meta name="description" content="${page.description ?? 'Search and browse the agents, MCP servers, skills and library resources this ARD registry indexes.'}">
-<meta name="referrer" content="same-origin">
 <link rel="icon" href="${assets.favicon}" type="image/svg+xml">
 <link rel="stylesheet" href="${assets.stylesheet}">
 ${page.head}
