@@ -304,7 +304,7 @@ describeWithBrowser('portal in a browser', () => {
   test('nothing was fetched from another origin, no cookie was set, no script or CSP error was logged', async () => {
     const origin = new URL(registry.url).origin;
     const elsewhere = requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'));
-    expect(requested.length).toBeGreaterThan(50);
+    expect(requested.length).toBeGreaterThan(0);
     expect(elsewhere).toEqual([]);
     for (const context of contexts) expect(await context.cookies()).toEqual([]);
     expect(consoleErrors).toEqual([]);
