@@ -7,8 +7,10 @@ import type { CatalogEntry, FacetResult, QueryFilter, SearchResult } from './reg
 const SUMMARY_TAGS = 6;
 
 export function entrySummary(entry: CatalogEntry | SearchResult, options: { headingLevel: 2 | 3; ownSource?: string }): Html {
-  const score = 'score' in entry ? entry.score : undefined;
-  const remote = 'source' in entry && options.ownSource !== undefined && entry.source !== options.ownSource ? entry.source : undefined;
+  // A search result carries its score and the registry it came from; a listed entry neither.
+  const score = typeof entry.score === 'number' ? entry.score : undefined;
+  const source = typeof entry.source === 'string' ? entry.source : undefined;
+  const remote = source !== undefined && options.ownSource !== undefined && source !== options.ownSource ? source : undefined;
   const href = remote ? safeHref(entry.url) : entryPath(entry.identifier);
   const name = href ? html`<a href="${href}">${entry.displayName}</a>` : html`${entry.displayName}`;
   const heading = options.headingLevel === 2 ? html`<h2 class="entry-name">${name}</h2>` : html`<h3 class="entry-name">${name}</h3>`;

@@ -6,24 +6,25 @@
 // them was counted against the person's address (docs/decisions/0030-portal-calls-the-public-api.md).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { CatalogEntry } from '../catalog/catalog-entry';
+import type { FederatedSearchOutput, FederationMode } from '../federation/federated-search';
+import type { ListInput, ListOutput } from '../listing/list-agents';
+import type { ExploreOutput, FacetRequest } from '../search/explore-service';
+import type { SearchResultItem } from '../search/search-service';
 
-/** A catalog entry as the API returns it (openapi/ai-catalog.schema.json `$defs/catalogEntry`). */
-export interface CatalogEntry {
-  identifier: string;
-  displayName: string;
-  type: string;
-  url?: string;
-  data?: Record<string, unknown>;
-  description?: string;
-  tags?: string[];
-  capabilities?: string[];
-  representativeQueries?: string[];
-  version?: string;
-  updatedAt?: string;
-  metadata?: Record<string, string | number | boolean | null>;
-  trustManifest?: TrustManifest;
-}
+// The shapes of the API's JSON are the types its handlers send (type-only imports: nothing of the domain runs here).
+export type { CatalogEntry } from '../catalog/catalog-entry';
+export type { FacetBucket, FacetResult } from '../search/explore-service';
+export type SearchResult = SearchResultItem;
+export type SearchResponse = FederatedSearchOutput;
+export type Federation = FederationMode;
+export type ExploreResponse = ExploreOutput;
+export type ListRequest = ListInput;
+export type ListResponse = ListOutput;
+/** `query.filter` as the portal sends it: every value a list. */
+export type QueryFilter = Record<string, string[]>;
 
+/** `trustManifest` as ai-catalog.schema.json `$defs/trustManifest` describes it. */
 export interface TrustManifest {
   identity: string;
   identityType?: string;
@@ -33,22 +34,6 @@ export interface TrustManifest {
   signature?: string;
 }
 
-export type SearchResult = CatalogEntry & { score: number; source: string };
-export interface Referral {
-  identifier: string;
-  displayName: string;
-  type: string;
-  url: string;
-}
-export interface SearchResponse {
-  results: SearchResult[];
-  referrals?: Referral[];
-  pageToken?: string;
-}
-
-export type Federation = 'auto' | 'referrals' | 'none';
-export type QueryFilter = Record<string, string[]>;
-
 export interface SearchRequest {
   query: { text: string; filter?: QueryFilter };
   federation?: Federation;
@@ -56,33 +41,9 @@ export interface SearchRequest {
   pageToken?: string;
 }
 
-export interface FacetBucket {
-  value: string;
-  count: number;
-}
-export interface FacetResult {
-  buckets: FacetBucket[];
-  otherCount?: number;
-}
 export interface ExploreRequest {
   query?: { text?: string; filter?: QueryFilter };
-  resultType: { facets: Array<{ field: string; limit?: number; minCount?: number }> };
-}
-export interface ExploreResponse {
-  resultType: 'facets';
-  facets: Record<string, FacetResult>;
-}
-
-export interface ListRequest {
-  filter?: string;
-  orderBy?: string;
-  pageSize?: number;
-  pageToken?: string;
-}
-export interface ListResponse {
-  items: CatalogEntry[];
-  total?: number;
-  pageToken?: string;
+  resultType: { facets: FacetRequest[] };
 }
 
 /** The API's answer: its body on 200, its `{errorCode, message}` otherwise. */

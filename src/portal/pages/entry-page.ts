@@ -32,7 +32,7 @@ export async function entryPage(api: RegistryApi, identifier: string): Promise<P
   ${tagsSection(entry)}
   ${entry.representativeQueries?.length ? html`<section aria-labelledby="queries-heading"><h2 id="queries-heading">Asked for as</h2><ul>${entry.representativeQueries.map((q) => html`<li><a href="/?q=${encodeURIComponent(q)}">${q}</a></li>`)}</ul></section>` : null}
   ${publisherSection(entry)}
-  ${trustSection(entry.trustManifest)}
+  ${trustSection(entry.trustManifest as TrustManifest | undefined)}
   ${metadataSection(entry)}
   <section aria-labelledby="json-heading">
     <h2 id="json-heading">Raw JSON</h2>
