@@ -27,7 +27,7 @@ function restrictedImports(folder) {
 
 /** Folders of the domain and below, which must not import the transports or the process entry (docs/architecture.md). */
 const INNER = ['src/search', 'src/listing', 'src/federation', 'src/crawl', 'src/ingest', 'src/alexandria', 'src/catalog', 'src/embedding', 'src/observability', 'src/db', 'src/outbound'];
-const OUTER = ['src/http', 'src/mcp', 'src/cli.ts', 'src/server.ts', 'src/context.ts'];
+const OUTER = ['src/http', 'src/mcp', 'src/portal', 'src/cli.ts', 'src/server.ts', 'src/context.ts'];
 /**
  * The domain folders in dependency order: a folder imports only folders before it, so no two folders import
  * each other (a cycle between folders, not only between modules, fails the lint).
@@ -74,6 +74,11 @@ export default tseslint.config(
     },
   },
   ...OWNED_PACKAGES.map((o) => ({ files: [`${o.folder}/**/*.ts`], rules: { 'no-restricted-imports': restrictedImports(o.folder) } })),
+  {
+    // The developer portal is HTML over HTTP for browsers: a transport beside src/http/, mounted on its express app.
+    files: ['src/portal/**/*.ts'],
+    rules: { 'no-restricted-imports': restrictedImports('src/http') },
+  },
   {
     // MCP over Streamable HTTP mounts the SDK's transport on the express app: the one file where both meet.
     files: ['src/mcp/http-transport.ts'],

@@ -83,7 +83,14 @@ export interface RegistryConfig {
   trustRecheckSeconds: number;
   /** How often the trust upkeep looks for entries to check, in ms; 0 = never (docs/trust.md). */
   trustPollMs: number;
+  /** Facet fields the portal's search page asks POST /explore for, in the order it shows them (docs/portal.md). */
+  portalFacets: string[];
 }
+
+/** The portal's facets by default: the kinds of entry, their topics, who publishes them, what they attest, whether it was verified. */
+export const DEFAULT_PORTAL_FACETS = ['type', 'tags', 'publisher', 'trustManifest.attestations.type', '@verification'];
+/** POST /explore answers at most 20 facets a request (MAX_FACETS of src/search/explore-service.ts). */
+const MAX_PORTAL_FACETS = 20;
 
 export const TRUST_BINDING_MODES = ['reject', 'flag'] as const;
 export type TrustBindingMode = (typeof TRUST_BINDING_MODES)[number];
@@ -203,6 +210,20 @@ const typeWeights = () =>
     })
     .default(() => ({ ...DEFAULT_SEARCH_TYPE_WEIGHTS }));
 
+/** PORTAL_FACETS: comma-separated facet field paths (`type,tags,metadata.transport`); POST /explore judges each. */
+const portalFacets = () =>
+  z
+    .string()
+    .transform(commaList)
+    .pipe(
+      z
+        .array(z.string().regex(/^@?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_-]+)*$/, { error: (issue) => `'${String(issue.input)}' is not a field path (letters, digits, _ and -, dot-separated)` }))
+        .min(1, { error: `must name 1 to ${MAX_PORTAL_FACETS} fields` })
+        .max(MAX_PORTAL_FACETS, { error: `must name 1 to ${MAX_PORTAL_FACETS} fields` })
+        .refine((fields) => new Set(fields).size === fields.length, { error: 'names a field twice' }),
+    )
+    .default(() => [...DEFAULT_PORTAL_FACETS]);
+
 /**
  * Every variable the registry reads, with its parser, default and bounds. A new setting is a line here,
  * a field of RegistryConfig filled in envToConfig, and a row of docs/configuration.md (a test checks the row).
@@ -258,6 +279,7 @@ const ENV_SCHEMA = z
     TRUST_BINDING: oneOf(TRUST_BINDING_MODES, 'reject'),
     TRUST_RECHECK_SECONDS: integer(86400, 60, 30 * 86400),
     TRUST_POLL_MS: integer(30000, 0, 3600000),
+    PORTAL_FACETS: portalFacets(),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_REPLICA_URL !== null && env.DATABASE_URL === null) {
@@ -332,6 +354,7 @@ export function envToConfig(env: Env): RegistryConfig {
     trustBinding: e.TRUST_BINDING,
     trustRecheckSeconds: e.TRUST_RECHECK_SECONDS,
     trustPollMs: e.TRUST_POLL_MS,
+    portalFacets: e.PORTAL_FACETS,
   };
 }
 

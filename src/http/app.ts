@@ -22,6 +22,7 @@ import { createAlexandriaMcpServer, mountMcpOverHttp } from '../mcp';
 import { mountLibraryRoutes } from './library-routes';
 import { VERIFICATION_HEADER } from './verification-header';
 import { mountHomeRoutes } from './home-routes';
+import { mountPortal, PortalKey } from '../portal';
 
 export interface RegistryApp {
   app: express.Express;
@@ -121,13 +122,18 @@ export function createApp(ctx: AppContext): RegistryApp {
   // Admin work (a manifest load, a crawl) takes as long as it takes: the caller waits for its report.
   const deadline = requestDeadline(ctx.config.requestTimeoutMs);
   app.use((req, res, next) => (isAdminPath(req.path) ? next() : deadline(req, res, next)));
+  // The portal's page request is counted against the person; the API calls it makes for them are not.
+  const portalKey = new PortalKey();
   const limiter = createRateLimiter({
     perMinute: ctx.config.rateLimitPerMinute,
     redis: ctx.redis?.client ?? null,
     logger: ctx.logger,
-    exempt: (path) => isAdminPath(path) || OPERATIONAL_PATHS.has(path),
+    exempt: (path, req) => isAdminPath(path) || OPERATIONAL_PATHS.has(path) || portalKey.matches(req),
   });
   if (limiter) app.use(limiter);
+
+  // The developer portal (docs/portal.md): HTML for browsers, a client of the API routes mounted below.
+  mountPortal(app, { publicUrl: ctx.config.publicUrl, facetFields: ctx.config.portalFacets, key: portalKey, apiTimeoutMs: ctx.config.requestTimeoutMs });
 
   // Alexandria (docs/alexandria.md): MCP at /mcp and the static routes, outside the ARD OpenAPI document,
   // mounted before the JSON parser and the OpenAPI catch-all (the MCP route parses its own body).

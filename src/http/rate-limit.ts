@@ -5,7 +5,7 @@
 // search matters more than exact fairness for the minutes Redis is away, and a 500 or a hang
 // because a counter store is missing would turn a Redis outage into a registry outage.
 import type { Redis } from 'ioredis';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import { RateLimitError } from '../errors';
@@ -15,8 +15,8 @@ export interface RateLimitOptions {
   perMinute: number;
   redis: Redis | null;
   logger: Logger;
-  /** Paths never counted: health checks, metrics, authenticated admin routes. */
-  exempt?: (path: string) => boolean;
+  /** Requests never counted: health checks, metrics, authenticated admin routes, the portal's own API calls. */
+  exempt?: (path: string, req: Request) => boolean;
 }
 
 const WINDOW_MS = 60_000;
@@ -37,7 +37,7 @@ export function createRateLimiter(options: RateLimitOptions): RequestHandler | n
     store: options.redis ? redisStore(options.redis) : undefined,
     passOnStoreError: true,
     logger: { error: warn, warn: (error: unknown, message?: string) => options.logger.warn({ err: error }, message ?? 'express-rate-limit warning') },
-    skip: (req) => options.exempt?.(req.path) ?? false,
+    skip: (req) => options.exempt?.(req.path, req) ?? false,
     handler: (req, _res, next) => {
       const resetTime = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
       const retryAfter = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + WINDOW_MS) - Date.now()) / 1000));
