@@ -3,7 +3,7 @@
 // socket the page request arrived on. So each call passes the same middleware a network client's does
 // (routing, OpenAPI validation, deadline, error mapping) and the portal reads the same JSON.
 // The calls carry a key of this process: the rate limit exempts them, since the page request that made
-// them was counted against the person's address (docs/decisions/0030-portal-calls-the-public-api.md).
+// them was counted against the person's address (docs/decisions/0027-portal-calls-the-public-api.md).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { CatalogEntry } from '../catalog/catalog-entry';
