@@ -15,6 +15,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { isValidIdentifier, type CatalogEntry } from '../catalog/catalog-entry';
 import { CATALOG_SCHEMA_PATH, validateCatalogEntry } from '../catalog/catalog-validator';
+import { bindingProblem } from '../trust/trust-domain';
 
 /** An entry as a peer sent it: at least a valid identifier. */
 export type PeerEntry = Partial<CatalogEntry> & { identifier: string };
@@ -34,7 +35,7 @@ export const TOLERATED_KINDS = ['unknown_top_level_field', 'null_page_token', 'i
 export type ToleratedKind = (typeof TOLERATED_KINDS)[number];
 
 /** Why a peer's result was dropped. */
-export const DROP_REASONS = ['not_an_object', 'invalid_identifier', 'fails_catalog_schema', 'duplicate', 'completion_invalid'] as const;
+export const DROP_REASONS = ['not_an_object', 'invalid_identifier', 'fails_catalog_schema', 'unbound_trust_identity', 'duplicate', 'completion_invalid'] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 
 export interface DroppedResult {
@@ -136,6 +137,10 @@ function readResult(raw: unknown, tolerated: PeerAnswer['tolerated']): PeerResul
   const claimedSource = typeof item.source === 'string' ? item.source : undefined;
   const checked = checkPeerEntry(entry);
   if (typeof checked === 'string') return { reason: 'fails_catalog_schema', identifier: item.identifier, detail: checked };
+  // The same publisher binding as ingestion's (ARD v0.91 §4.5.1): a peer cannot lend an entry a trust identity
+  // its publisher does not hold.
+  const unbound = bindingProblem(entry as PeerEntry);
+  if (unbound) return { reason: 'unbound_trust_identity', identifier: item.identifier, detail: unbound };
   return { entry: entry as PeerEntry, complete: checked.complete, rawScore, claimedSource };
 }
 

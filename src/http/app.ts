@@ -83,7 +83,9 @@ export function createApp(ctx: AppContext): RegistryApp {
       serializers: { req: (req) => ({ id: req.id, method: req.method, url: redactUrl(String(req.url)) }), res: (res) => ({ statusCode: res.statusCode }) },
     }),
   );
-  app.use(announcedBodyLimit(ctx.config.maxBodyBytes));
+  // A manifest load (POST /admin/manifests) has its own, larger limit (MAX_MANIFEST_BYTES, admin-routes.ts).
+  const bodyLimit = announcedBodyLimit(ctx.config.maxBodyBytes);
+  app.use((req, res, next) => (req.path === ADMIN_MANIFESTS_PATH ? next() : bodyLimit(req, res, next)));
 
   // JSON APIs need no CSP beyond "load nothing"; resources are readable cross-origin (CORS below).
   app.use(

@@ -1,6 +1,7 @@
-// GET / names the registry, its version, its routes and its docs: JSON for `Accept: application/json`,
-// a small HTML page otherwise (home-page.ts). GET /openapi.yaml and /openapi.json serve the ARD OpenAPI
-// document requests are validated against (external $refs stay relative: ai-catalog.schema.json is beside it).
+// GET / names the registry, its version, its routes and its docs: JSON unless the client prefers HTML, which
+// the portal (src/portal/) answers first; the small page of home-page.ts is the fallback without it.
+// GET /openapi.yaml and /openapi.json serve the ARD OpenAPI document that requests are validated against (its external
+// $refs stay relative: ai-catalog.schema.json is beside it).
 import fs from 'node:fs';
 import type express from 'express';
 import YAML from 'yaml';
@@ -50,8 +51,10 @@ export function mountHomeRoutes(app: express.Express): void {
   const jsonText = JSON.stringify(YAML.parse(yamlText));
   app.get('/', (req, res) => {
     res.vary('Accept');
-    if (req.accepts(['text/html', 'application/json']) === 'application/json') res.json(home);
-    else res.type('html').send(renderHomePage(home));
+    // A browser (Accept preferring text/html) gets the portal, mounted before this route; anything else
+    // (curl's */*, no Accept, application/json) gets this JSON description.
+    if (req.accepts(['application/json', 'text/html']) === 'text/html') res.type('html').send(renderHomePage(home));
+    else res.json(home);
   });
   app.get('/openapi.yaml', (_req, res) => {
     res.type('application/yaml').set('Cache-Control', 'public, max-age=300').send(yamlText);

@@ -53,11 +53,14 @@ describe('first start on the embedded database', () => {
     expect(body.results.some((r) => /slack/i.test(r.identifier))).toBe(true);
   });
 
-  it('GET / names the registry, its version and routes (HTML, or JSON on Accept: application/json)', async () => {
+  it('GET / is the portal for a browser, and names the registry, its version and routes as JSON otherwise', async () => {
     const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8'));
-    const html = await fetch(`${registry!.url}/`);
+    const html = await fetch(`${registry!.url}/`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     expect(html.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(await html.text()).toContain(`<h1>ard-registry ${pkg.version}</h1>`);
+    expect(await html.text()).toContain('Find the agent, MCP server or skill for the job');
+    // curl's Accept: */* gets the description, like Accept: application/json.
+    const any = await fetch(`${registry!.url}/`, { headers: { accept: '*/*' } });
+    expect(any.headers.get('content-type')).toMatch(/^application\/json/);
     const json = await fetch(`${registry!.url}/`, { headers: { accept: 'application/json' } });
     const home = (await json.json()) as { name: string; version: string; routes: Array<{ path: string }>; openapi: { yaml: string } };
     expect(home).toMatchObject({ name: 'ard-registry', version: pkg.version, openapi: { yaml: '/openapi.yaml', json: '/openapi.json' } });

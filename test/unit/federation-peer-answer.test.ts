@@ -55,3 +55,16 @@ describe('readPeerAnswer', () => {
     expect(readPeerAnswer({ results: [] }).results).toEqual([]);
   });
 });
+
+describe('readPeerAnswer and the publisher binding (ARD v0.91 §4.5.1)', () => {
+  it('drops a result whose trustManifest.identity is not its publisher, and keeps one that is', () => {
+    const answer = readPeerAnswer({
+      results: [
+        entry('bound', { trustManifest: { identity: 'spiffe://peer.example/mcp/bound' } }),
+        entry('spoofed', { trustManifest: { identity: 'spiffe://bank.example/mcp/spoofed' } }),
+      ],
+    });
+    expect(answer.results.map((r) => r.entry.identifier)).toEqual(['urn:air:peer.example:mcp:bound']);
+    expect(answer.dropped.map((d) => [d.reason, d.identifier])).toEqual([['unbound_trust_identity', 'urn:air:peer.example:mcp:spoofed']]);
+  });
+});
