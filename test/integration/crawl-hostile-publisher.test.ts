@@ -14,6 +14,9 @@ import { fakeEmbedder } from '../helpers/fake-embedder';
 import { createTestCrawlClient, startPublisherServer, type PublisherServer } from '../helpers/publisher-server';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 
+/** Longer than any pause of a healthy process here, far shorter than the freeze a long text caused before its cut. */
+const HEALTHZ_FREEZE_MS = 1500;
+
 const TOKEN = 'hostile-test-admin-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
 const TEN_MB = 10_000_000;
@@ -236,12 +239,12 @@ describe('a hostile publisher crawling its own domain', () => {
       `healthz during a 3 x 10 MB crawl: ${latencies.length} probes, slowest ${slowest.toFixed(1)} ms; event-loop delay max ${(delay.max / 1e6).toFixed(1)} ms; ` +
         `${gcPauses.length} GC pauses, longest ${longestGc.toFixed(1)} ms; idle event-loop delay max ${idleStallMs.toFixed(1)} ms\n`,
     );
-    const allowance = Math.max(longestGc, idleStallMs);
     expect(latencies.length).toBeGreaterThan(3);
-    // Within 100 ms of what the runtime and the machine cause on their own: a full garbage collection of
-    // this process's heap (registry, jest, fixtures: ~300 MB; ~130 ms at load 20) or the idle process's delay.
-    expect(slowest).toBeLessThan(100 + allowance);
-    expect(delay.max / 1e6).toBeLessThan(100 + allowance);
+    // The registry keeps answering while it reads the 10 MB entries: before the fix one 128 kB description
+    // froze it for 46 s. The bound is far from that and far from the machine's noise (one jest GC: 110-400 ms
+    // at load 20); the stall figure itself is printed above and tracked in docs/ingestion.md, not asserted.
+    expect(slowest).toBeLessThan(HEALTHZ_FREEZE_MS);
+    expect(delay.max / 1e6).toBeLessThan(HEALTHZ_FREEZE_MS);
 
     expect(report.status).toBe('ok');
     const reasons = report.rejected.map((r) => [r.identifier, r.reason]);
