@@ -8,6 +8,10 @@ module.exports = async () => {
   return {
     // Node's environment with the main realm's typed arrays: onnxruntime-node (the bundled model's runtime) needs them.
     testEnvironment: '<rootDir>/test/helpers/native-typed-arrays-environment.js',
+    // Jest 30's "soft" deletion of globals between files wraps their setters; with the registry's worker-thread
+    // and ONNX globals a wrapped setter re-entered itself ("Maximum call stack size exceeded" in
+    // emitAccessWarning) and failed a random suite at start in about one full run of two.
+    testEnvironmentOptions: { globalsCleanup: 'off' },
     roots: ['<rootDir>/test'],
     testMatch: ['**/*.test.ts'],
     testPathIgnorePatterns: ['/node_modules/', ...unavailable.map((file) => `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)],
