@@ -6,7 +6,11 @@ import tseslint from 'typescript-eslint';
 
 /** Packages only one folder may import: the folder, and the packages. */
 const OWNED_PACKAGES = [
-  { folder: 'src/outbound', packages: ['undici'], why: 'every outbound HTTP call goes through src/outbound/ (timeouts, size caps, SSRF guard)' },
+  {
+    folder: 'src/outbound',
+    packages: ['undici'],
+    why: 'every outbound HTTP call goes through src/outbound/ (timeouts, size caps, SSRF guard)',
+  },
   {
     folder: 'src/http',
     packages: ['express', 'openapi-backend', 'cors', 'helmet', 'pino-http', 'express-rate-limit', 'rate-limit-redis'],
@@ -21,18 +25,43 @@ function restrictedImports(folder) {
     o.packages.map((name) => ({ group: [name, `${name}/**`], message: `${name} is imported only in ${o.folder}/: ${o.why}.` })),
   );
   // The benchmark's ablations swap stages of the ranking pipeline; production code never imports them.
-  patterns.push({ group: ['**/relevance/ablations'], message: 'relevance/ablations.ts is for bench/ and test/ only: production runs PRODUCTION_STAGES.' });
+  patterns.push({
+    group: ['**/relevance/ablations'],
+    message: 'relevance/ablations.ts is for bench/ and test/ only: production runs PRODUCTION_STAGES.',
+  });
   return ['error', { patterns }];
 }
 
 /** Folders of the domain and below, which must not import the transports or the process entry (docs/architecture.md). */
-const INNER = ['src/search', 'src/listing', 'src/federation', 'src/crawl', 'src/ingest', 'src/alexandria', 'src/catalog', 'src/embedding', 'src/observability', 'src/db', 'src/outbound'];
+const INNER = [
+  'src/search',
+  'src/listing',
+  'src/federation',
+  'src/crawl',
+  'src/ingest',
+  'src/alexandria',
+  'src/catalog',
+  'src/embedding',
+  'src/observability',
+  'src/db',
+  'src/outbound',
+];
 const OUTER = ['src/http', 'src/mcp', 'src/portal', 'src/cli.ts', 'src/server.ts', 'src/context.ts'];
 /**
  * The domain folders in dependency order: a folder imports only folders before it, so no two folders import
  * each other (a cycle between folders, not only between modules, fails the lint).
  */
-const DOMAIN = ['src/catalog', 'src/embedding', 'src/search', 'src/listing', 'src/alexandria', 'src/ingest', 'src/federation', 'src/crawl', 'src/observability'];
+const DOMAIN = [
+  'src/catalog',
+  'src/embedding',
+  'src/search',
+  'src/listing',
+  'src/alexandria',
+  'src/ingest',
+  'src/federation',
+  'src/crawl',
+  'src/observability',
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', '.data/**', 'coverage/**', 'src/listing/filter-parser.generated.ts'] },
@@ -61,8 +90,16 @@ export default tseslint.config(
         'error',
         {
           zones: [
-            ...INNER.map((target) => ({ target, from: OUTER, message: 'the domain is called by the transports and the process entry, never the other way (docs/architecture.md).' })),
-            ...['src/db', 'src/outbound'].map((target) => ({ target, from: DOMAIN, message: 'src/db and src/outbound sit below the domain (docs/architecture.md).' })),
+            ...INNER.map((target) => ({
+              target,
+              from: OUTER,
+              message: 'the domain is called by the transports and the process entry, never the other way (docs/architecture.md).',
+            })),
+            ...['src/db', 'src/outbound'].map((target) => ({
+              target,
+              from: DOMAIN,
+              message: 'src/db and src/outbound sit below the domain (docs/architecture.md).',
+            })),
             ...DOMAIN.slice(0, -1).map((target, i) => ({
               target,
               from: DOMAIN.slice(i + 1),
@@ -82,7 +119,9 @@ export default tseslint.config(
   {
     // MCP over Streamable HTTP mounts the SDK's transport on the express app: the one file where both meet.
     files: ['src/mcp/http-transport.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: restrictedImports('src/mcp')[1].patterns.filter((p) => p.group[0] !== 'express') }] },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: restrictedImports('src/mcp')[1].patterns.filter((p) => p.group[0] !== 'express') }],
+    },
   },
   {
     // onnxruntime-node is CommonJS with a native binding: loaded with require() so that Jest's module registry loads it.
@@ -97,7 +136,10 @@ export default tseslint.config(
   {
     // The JavaScript around the TypeScript: the bin shim, jest's config and environment (CommonJS).
     files: ['**/*.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

@@ -27,7 +27,9 @@ interface LabelledQuery {
 }
 
 async function main(): Promise<void> {
-  const set = JSON.parse(fs.readFileSync(path.join(__dirname, 'relevance', 'alexandria-queries.json'), 'utf8')) as { queries: LabelledQuery[] };
+  const set = JSON.parse(fs.readFileSync(path.join(__dirname, 'relevance', 'alexandria-queries.json'), 'utf8')) as {
+    queries: LabelledQuery[];
+  };
   let databaseUrl = process.env.BENCH_DATABASE_URL ?? null;
   let scratch: string | null = null;
   if (!databaseUrl) {
@@ -68,11 +70,25 @@ async function main(): Promise<void> {
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
     const line = (label: string, group: Row[]) =>
-      `${label.padEnd(11)} ${String(group.length).padStart(7)} ${mean(group.map((r) => r.recall5)).toFixed(3).padStart(9)} ${mean(group.map((r) => r.recall5Any)).toFixed(3).padStart(12)} ${mean(group.map((r) => r.rr)).toFixed(3).padStart(6)} ${mean(group.map((r) => r.rrAny)).toFixed(3).padStart(8)}`;
+      `${label.padEnd(11)} ${String(group.length).padStart(7)} ${mean(group.map((r) => r.recall5))
+        .toFixed(3)
+        .padStart(9)} ${mean(group.map((r) => r.recall5Any))
+        .toFixed(3)
+        .padStart(12)} ${mean(group.map((r) => r.rr))
+        .toFixed(3)
+        .padStart(6)} ${mean(group.map((r) => r.rrAny))
+        .toFixed(3)
+        .padStart(8)}`;
     const latencies = rows.map((r) => r.ms).sort((a, b) => a - b);
     process.stdout.write(`Alexandria search relevance (${set.queries.length} labelled queries, registry engine on ${ctx.database.kind})\n`);
     process.stdout.write(`${'kind'.padEnd(11)} queries  recall@5 recall@5 any    MRR  MRR any\n`);
-    for (const kind of [...new Set(rows.map((r) => r.kind))]) process.stdout.write(`${line(kind, rows.filter((r) => r.kind === kind))}\n`);
+    for (const kind of [...new Set(rows.map((r) => r.kind))])
+      process.stdout.write(
+        `${line(
+          kind,
+          rows.filter((r) => r.kind === kind),
+        )}\n`,
+      );
     process.stdout.write(`${line('overall', rows)}\n`);
     process.stdout.write(
       `latency per search: p50 ${latencies[Math.floor(latencies.length / 2)]!.toFixed(0)} ms, p95 ${latencies[Math.floor(latencies.length * 0.95)]!.toFixed(0)} ms\n`,

@@ -52,5 +52,11 @@ export function percentile(values: number[], p: number): number {
 export function printTable(title: string, rows: string[][]): void {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
   process.stdout.write(`\n${title}\n`);
-  for (const row of rows) process.stdout.write(`  ${row.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd()}\n`);
+  for (const row of rows)
+    process.stdout.write(
+      `  ${row
+        .map((cell, c) => cell.padEnd(widths[c]))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
 }

@@ -19,7 +19,13 @@ import { ingestManifest } from '../src/ingest/ingest-manifest';
 import { normaliseFilter } from '../src/search/query-filter';
 import { checkQueryText } from '../src/search/query-text';
 
-const QUERIES = ['send a message to a slack channel', 'query a postgres database', 'book a flight to tokyo', 'weather forecast for tomorrow', 'read and write files on github'];
+const QUERIES = [
+  'send a message to a slack channel',
+  'query a postgres database',
+  'book a flight to tokyo',
+  'weather forecast for tomorrow',
+  'read and write files on github',
+];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 
 function percentile(xs: number[], p: number): number {
@@ -30,9 +36,22 @@ function percentile(xs: number[], p: number): number {
 async function main(): Promise<void> {
   await globalSetup();
   const embedder = withQueryCache(new UseLiteEmbedder());
-  const reg = await startTestRegistry({ withDemoCorpus: true, config: { peers: ['http://127.0.0.1:9/', 'http://127.0.0.1:10/'] }, context: { embedder } });
+  const reg = await startTestRegistry({
+    withDemoCorpus: true,
+    config: { peers: ['http://127.0.0.1:9/', 'http://127.0.0.1:10/'] },
+    context: { embedder },
+  });
   try {
-    const topics = ['travel flights hotels', 'weather climate forecasts', 'finance payments banking', 'developer tools github', 'databases sql', 'messaging chat slack', 'maps geography places', 'health medicine'];
+    const topics = [
+      'travel flights hotels',
+      'weather climate forecasts',
+      'finance payments banking',
+      'developer tools github',
+      'databases sql',
+      'messaging chat slack',
+      'maps geography places',
+      'health medicine',
+    ];
     await ingestManifest(
       { db: reg.ctx.db, embedder },
       {
@@ -61,7 +80,8 @@ async function main(): Promise<void> {
     const modes: Record<string, (text: string) => Promise<unknown>> = {
       none: (text) => federatedSearch(deps, { mode: 'none', text, hop }),
       referrals: (text) => federatedSearch(deps, { mode: 'referrals', text, hop }),
-      baseline: (text) => Promise.all([ctx.search.search({ text }), ctx.search.rank(checkQueryText(text), normaliseFilter({ type: [...REGISTRY_TYPES] }))]),
+      baseline: (text) =>
+        Promise.all([ctx.search.search({ text }), ctx.search.rank(checkQueryText(text), normaliseFilter({ type: [...REGISTRY_TYPES] }))]),
     };
     const names = Object.keys(modes);
     const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
@@ -86,10 +106,14 @@ async function main(): Promise<void> {
     for (const n of names) {
       const xs = times[n]!;
       const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-      console.log(`${n.padEnd(10)} ${percentile(xs, 50).toFixed(1).padStart(6)}  ${percentile(xs, 95).toFixed(1).padStart(6)}  ${mean.toFixed(1).padStart(6)}`);
+      console.log(
+        `${n.padEnd(10)} ${percentile(xs, 50).toFixed(1).padStart(6)}  ${percentile(xs, 95).toFixed(1).padStart(6)}  ${mean.toFixed(1).padStart(6)}`,
+      );
     }
     const p50 = (n: string) => percentile(times[n]!, 50);
-    console.log(`referrals - none: ${(p50('referrals') - p50('none')).toFixed(1)} ms p50; baseline - none: ${(p50('baseline') - p50('none')).toFixed(1)} ms p50`);
+    console.log(
+      `referrals - none: ${(p50('referrals') - p50('none')).toFixed(1)} ms p50; baseline - none: ${(p50('baseline') - p50('none')).toFixed(1)} ms p50`,
+    );
   } finally {
     await reg.close();
   }

@@ -23,7 +23,13 @@ import type { RegistryConfig } from '../src/config';
 import { withQueryCache } from '../src/embedding/embedder';
 import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 
-const QUERIES = ['send a message to a slack channel', 'query a postgres database', 'kubernetes cluster management', 'search the web', 'read and write files on github'];
+const QUERIES = [
+  'send a message to a slack channel',
+  'query a postgres database',
+  'kubernetes cluster management',
+  'search the web',
+  'read and write files on github',
+];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const BUDGET_MS = 1500;
 
@@ -75,13 +81,20 @@ async function startPeerProcess(): Promise<PeerProcess> {
     await database.drop();
   };
   for (let i = 0; i < 600; i++) {
-    const ok = await fetch(`${url}healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (child.exitCode !== null) throw new Error(`peer on port ${port} exited with ${child.exitCode}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const post = async (p: string, body: unknown) => {
-    const res = await fetch(`${url}${p.replace(/^\//, '')}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${url}${p.replace(/^\//, '')}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: await res.json() };
   };
   return { url, post, close };
@@ -184,9 +197,13 @@ async function main(): Promise<void> {
     peerLatencies.forEach((xs, i) => console.log(`  peer ${i + 1} own latency (none):   ${fmt(xs)}`));
     console.log(`  hub none:                      ${fmt(none)}`);
     console.log(`  hub auto (3 healthy peers):    ${fmt(auto)}`);
-    console.log(`  added by auto (p50):           ${added.toFixed(1)} ms = ${(added / slowestPeerP50).toFixed(2)} x the slowest peer's p50 (target < 1.3 x)`);
+    console.log(
+      `  added by auto (p50):           ${added.toFixed(1)} ms = ${(added / slowestPeerP50).toFixed(2)} x the slowest peer's p50 (target < 1.3 x)`,
+    );
     console.log(`  contention, no federation: the slowest of the 3 peers asked at once: ${fmt(peersAtOnce)};`);
-    console.log(`    of hub (none) + 3 peers asked at once: ${fmt(allAtOnce)} (auto minus this p50: ${(percentile(auto, 50) - percentile(allAtOnce, 50)).toFixed(1)} ms)`);
+    console.log(
+      `    of hub (none) + 3 peers asked at once: ${fmt(allAtOnce)} (auto minus this p50: ${(percentile(auto, 50) - percentile(allAtOnce, 50)).toFixed(1)} ms)`,
+    );
 
     // The same hub design with peers that do not share this machine's CPU (recorded answers, replayed
     // after their recorded time): what federation adds when the peers run elsewhere.
@@ -206,7 +223,9 @@ async function main(): Promise<void> {
     replays.forEach((r, i) => console.log(`    peer ${i + 1} recorded latency:      ${fmt(r.ms)}`));
     console.log(`    hub none:                    ${fmt(remoteNone)}`);
     console.log(`    hub auto:                    ${fmt(remoteAuto)}${failed === 0 ? '' : ` (${failed} unexpected peer requests)`}`);
-    console.log(`    added by auto (p50):         ${remoteAdded.toFixed(1)} ms = ${(remoteAdded / slowestRemoteP50).toFixed(2)} x the slowest peer's p50 (target < 1.3 x)`);
+    console.log(
+      `    added by auto (p50):         ${remoteAdded.toFixed(1)} ms = ${(remoteAdded / slowestRemoteP50).toFixed(2)} x the slowest peer's p50 (target < 1.3 x)`,
+    );
 
     const lonelyNone = await timeSearches(lonely, 'none');
     const lonelyAuto = await timeSearches(lonely, 'auto');

@@ -22,7 +22,16 @@ async function main(): Promise<void> {
   if (!exists || process.env.BENCH_REBUILD === '1') await adminQuery(`CREATE DATABASE ${DB_NAME}`);
 
   const registry = await startRegistry(
-    loadConfig({ port: 0, host: '127.0.0.1', databaseUrl: url, logLevel: 'silent', loadDemoCorpus: false, publicUrl: 'http://bench.test/', peers: [], rateLimitPerMinute: 0 }),
+    loadConfig({
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl: url,
+      logLevel: 'silent',
+      loadDemoCorpus: false,
+      publicUrl: 'http://bench.test/',
+      peers: [],
+      rateLimitPerMinute: 0,
+    }),
   );
   try {
     await fill(url);
@@ -30,7 +39,9 @@ async function main(): Promise<void> {
 
     const get = (path: string) => timed(() => fetch(`${registry.url}${path}`));
     const post = (path: string, body: unknown) =>
-      timed(() => fetch(`${registry.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+      timed(() =>
+        fetch(`${registry.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      );
 
     for (const { label, params } of [
       { label: 'default order (displayName)', params: {} },
@@ -43,7 +54,8 @@ async function main(): Promise<void> {
       const deepToken = await tokenAtDepth(registry.url, base, 500);
       const deepPath = deepToken ? `/agents?${new URLSearchParams({ ...params, pageSize: '20', pageToken: deepToken })}` : null;
       // A filter never seen before (an always-true extra term) makes the registry count afresh.
-      const fresh = () => `/agents?${new URLSearchParams({ ...params, pageSize: '20', filter: `${params.filter ?? ''} -version = 'x${Math.random()}'` })}`;
+      const fresh = () =>
+        `/agents?${new URLSearchParams({ ...params, pageSize: '20', filter: `${params.filter ?? ''} -version = 'x${Math.random()}'` })}`;
       const cold = await sample(() => get(fresh()), 10, 0);
       const first = await sample(() => get(firstPath), 50);
       const deep = deepPath ? await sample(() => get(deepPath), 50) : null;

@@ -73,7 +73,9 @@ async function fillIndex(url: string): Promise<void> {
     await migrateToLatest(database.db);
     // HNSW maintained row by row makes a bulk load ~10x slower; build it once afterwards, with
     // the migration's exact definition (the end state is the same index).
-    const hnsw = await sql<{ def: string }>`SELECT indexdef AS def FROM pg_indexes WHERE indexname = 'entry_vectors_use_lite_doc_hnsw'`.execute(database.db);
+    const hnsw = await sql<{
+      def: string;
+    }>`SELECT indexdef AS def FROM pg_indexes WHERE indexname = 'entry_vectors_use_lite_doc_hnsw'`.execute(database.db);
     await sql`DROP INDEX entry_vectors_use_lite_doc_hnsw`.execute(database.db);
     const fetchedAt = new Date();
     for (let start = 0; start < ENTRIES; start += 1000) {
@@ -82,7 +84,12 @@ async function fillIndex(url: string): Promise<void> {
       );
       await database.db.transaction().execute(async (trx) => {
         await upsertEntries(trx, chunk);
-        await storeVectors(trx, 'use-lite-512', 'doc', chunk.map((p) => ({ identifier: p.entry.identifier, vector: randomUnitVector(512) })));
+        await storeVectors(
+          trx,
+          'use-lite-512',
+          'doc',
+          chunk.map((p) => ({ identifier: p.entry.identifier, vector: randomUnitVector(512) })),
+        );
       });
       process.stderr.write(`  indexed ${start + chunk.length}/${ENTRIES}\n`);
     }
@@ -121,33 +128,84 @@ async function main(): Promise<void> {
     const port = await freePort();
     server = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', LOAD_DEMO_CORPUS: 'false' },
+      env: {
+        ...process.env,
+        DATABASE_URL: url.toString(),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_MINUTE: '0',
+        LOAD_DEMO_CORPUS: 'false',
+      },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; ; i++) {
       if (i > 300) throw new Error('the registry did not become ready within 60 s');
-      const ok = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${base}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     // Warm the model (first embedding loads it) before measuring.
-    await fetch(`${base}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text: 'warm up' } }) });
+    await fetch(`${base}/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: { text: 'warm up' } }),
+    });
 
     const json = { 'content-type': 'application/json' };
-    const searchBody = (extra: Record<string, unknown> = {}) => JSON.stringify({ query: { text: `${words(3)} ${Math.random().toString(36).slice(2, 6)}`, ...extra }, pageSize: 10 });
+    const searchBody = (extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ query: { text: `${words(3)} ${Math.random().toString(36).slice(2, 6)}`, ...extra }, pageSize: 10 });
     const result = await autocannon({
       url: base,
       connections: CONNECTIONS,
       duration: DURATION,
       requests: [
         { method: 'POST', path: '/search', headers: json, setupRequest: (req) => ({ ...req, body: searchBody() }) },
-        { method: 'POST', path: '/search', headers: json, setupRequest: (req) => ({ ...req, body: searchBody({ filter: { type: pick(TYPES) } }) }) },
-        { method: 'POST', path: '/search', headers: json, setupRequest: (req) => ({ ...req, body: searchBody({ filter: { tags: [pick(WORDS), pick(WORDS)] } }) }) },
-        { method: 'GET', setupRequest: (req) => ({ ...req, path: `/agents?pageSize=20&orderBy=displayName&filter=${encodeURIComponent(`type = '${pick(TYPES)}'`)}` }) },
-        { method: 'GET', setupRequest: (req) => ({ ...req, path: `/agents?pageSize=50&orderBy=${encodeURIComponent('updatedAt DESC')}&filter=${encodeURIComponent(`tags:${pick(WORDS)}`)}` }) },
-        { method: 'POST', path: '/explore', headers: json, body: JSON.stringify({ resultType: { facets: [{ field: 'type' }, { field: 'tags' }, { field: 'publisher' }] } }) },
-        { method: 'POST', path: '/explore', headers: json, setupRequest: (req) => ({ ...req, body: JSON.stringify({ query: { text: words(3) }, resultType: { facets: [{ field: 'type' }, { field: 'tags' }] } }) }) },
+        {
+          method: 'POST',
+          path: '/search',
+          headers: json,
+          setupRequest: (req) => ({ ...req, body: searchBody({ filter: { type: pick(TYPES) } }) }),
+        },
+        {
+          method: 'POST',
+          path: '/search',
+          headers: json,
+          setupRequest: (req) => ({ ...req, body: searchBody({ filter: { tags: [pick(WORDS), pick(WORDS)] } }) }),
+        },
+        {
+          method: 'GET',
+          setupRequest: (req) => ({
+            ...req,
+            path: `/agents?pageSize=20&orderBy=displayName&filter=${encodeURIComponent(`type = '${pick(TYPES)}'`)}`,
+          }),
+        },
+        {
+          method: 'GET',
+          setupRequest: (req) => ({
+            ...req,
+            path: `/agents?pageSize=50&orderBy=${encodeURIComponent('updatedAt DESC')}&filter=${encodeURIComponent(`tags:${pick(WORDS)}`)}`,
+          }),
+        },
+        {
+          method: 'POST',
+          path: '/explore',
+          headers: json,
+          body: JSON.stringify({ resultType: { facets: [{ field: 'type' }, { field: 'tags' }, { field: 'publisher' }] } }),
+        },
+        {
+          method: 'POST',
+          path: '/explore',
+          headers: json,
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({ query: { text: words(3) }, resultType: { facets: [{ field: 'type' }, { field: 'tags' }] } }),
+          }),
+        },
         { method: 'GET', path: '/healthz' },
       ],
     });

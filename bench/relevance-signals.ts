@@ -19,7 +19,12 @@ function lexicalQuerySql(q: Pick<PreparedQuery, 'retrievalLexemes'>): RawBuilder
   return sql`(SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) FROM unnest(${q.retrievalLexemes}::text[]) AS l)`;
 }
 
-async function topBy(db: Kysely<Database>, filter: NormalisedFilter, score: RawBuilder<number>, extraWhere: RawBuilder<unknown> = sql`true`): Promise<Ranked[]> {
+async function topBy(
+  db: Kysely<Database>,
+  filter: NormalisedFilter,
+  score: RawBuilder<number>,
+  extraWhere: RawBuilder<unknown> = sql`true`,
+): Promise<Ranked[]> {
   const rows = await sql<{ identifier: string; s: number }>`
     SELECT e.identifier, ${score} AS s FROM entries e
     WHERE e.deleted_at IS NULL AND ${filterToSql(filter)} AND ${extraWhere}

@@ -28,7 +28,14 @@ import { CORPUS_DIR, demoManifestPaths } from '../src/ingest/demo-corpus';
 import { ALEXANDRIA_MEDIA_TYPE, alexandriaIdToUrn, recordToCatalogEntry } from '../src/alexandria/mapping';
 import type { AlexandriaRecord } from '../src/alexandria/record';
 import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filter';
-import { matchText, PRODUCTION_STAGES, RELEVANCE_CUTOFF, prepareQuery, type PreparedQuery, type QueryEmbedder } from '../src/search/relevance';
+import {
+  matchText,
+  PRODUCTION_STAGES,
+  RELEVANCE_CUTOFF,
+  prepareQuery,
+  type PreparedQuery,
+  type QueryEmbedder,
+} from '../src/search/relevance';
 import { ablatedStages, type RankingAblations } from '../src/search/relevance/ablations';
 import { createPageTokenCodec } from '../src/search/paging';
 import { loadQueryVocabulary, type QueryVocabulary } from '../src/search/query-vocabulary';
@@ -94,7 +101,17 @@ function hashInputs(extra: string): string {
     else hash.update(p).update(fs.readFileSync(full));
   };
   // What shapes the stored index: schema, corpus, the texts embedded and how, the ingest path.
-  ['db/migrations', 'data/corpus', 'src/catalog', 'src/embedding/entry-texts.ts', 'src/embedding/use-lite-embedder.ts', 'src/embedding/use-lite-graph.ts', 'src/embedding/use-lite-onnx.ts', 'src/ingest', 'src/alexandria/mapping.ts'].forEach(walk);
+  [
+    'db/migrations',
+    'data/corpus',
+    'src/catalog',
+    'src/embedding/entry-texts.ts',
+    'src/embedding/use-lite-embedder.ts',
+    'src/embedding/use-lite-graph.ts',
+    'src/embedding/use-lite-onnx.ts',
+    'src/ingest',
+    'src/alexandria/mapping.ts',
+  ].forEach(walk);
   return hash.digest('hex').slice(0, 10);
 }
 
@@ -186,14 +203,17 @@ function loadQueries(): Query[] {
   const out: Query[] = [];
   for (const file of setFiles()) {
     const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { queries?: Array<Omit<Query, 'set' | 'filter'>> };
-    if (!Array.isArray(doc.queries) || doc.queries.length === 0) throw new Error(`${file}: no "queries" array (format: bench/relevance/README.md)`);
+    if (!Array.isArray(doc.queries) || doc.queries.length === 0)
+      throw new Error(`${file}: no "queries" array (format: bench/relevance/README.md)`);
     const keys = doc.queries.flatMap((q) => Object.keys(q.relevant ?? {}));
     const alexandria = keys.length > 0 && keys.every((k) => !k.startsWith('urn:'));
     for (const q of doc.queries) {
       if (typeof q.id !== 'string' || typeof q.text !== 'string' || !q.relevant || !Object.values(q.relevant).includes(2)) {
         throw new Error(`${file}: query ${JSON.stringify(q.id)} needs an id, a text and at least one grade-2 entry in "relevant"`);
       }
-      const relevant = alexandria ? Object.fromEntries(Object.entries(q.relevant).map(([id, g]) => [alexandriaIdToUrn(id), g])) : q.relevant;
+      const relevant = alexandria
+        ? Object.fromEntries(Object.entries(q.relevant).map(([id, g]) => [alexandriaIdToUrn(id), g]))
+        : q.relevant;
       // The Alexandria library asks the index with its media type as a filter (library-service.ts).
       const filter = normaliseFilter(alexandria ? { type: ALEXANDRIA_MEDIA_TYPE } : undefined);
       out.push({ ...q, relevant, set: alexandria ? 'alexandria' : 'registry', filter });
@@ -258,7 +278,12 @@ function percentile(values: number[], p: number): number {
 /** SEARCH_SYNONYMS_FILE / SEARCH_RELATED_WORDS_FILE, when set: every ranking here uses them, as the registry would. */
 let operatorVocabulary: QueryVocabulary | undefined;
 
-async function runAll(db: Kysely<Database>, embedder: QueryEmbedder, queries: Query[], ranker: Ranker): Promise<{ runs: Run[]; ms: number[] }> {
+async function runAll(
+  db: Kysely<Database>,
+  embedder: QueryEmbedder,
+  queries: Query[],
+  ranker: Ranker,
+): Promise<{ runs: Run[]; ms: number[] }> {
   const runs: Run[] = [];
   const ms: number[] = [];
   const stages = ranker.ablations ? ablatedStages(ranker.ablations) : PRODUCTION_STAGES;
@@ -283,8 +308,20 @@ async function runAll(db: Kysely<Database>, embedder: QueryEmbedder, queries: Qu
  * /search's (search: the pipeline + the first page's 10 entries); 'whole list': rank (the pipeline + every
  * matched entry), what the referrals read.
  */
-async function timeProductionPath(db: Kysely<Database>, embedder: QueryEmbedder, queries: Query[], path: 'search' | 'whole list' = 'search'): Promise<number[]> {
-  const search = createSearchService({ db, embedder, pageTokens: createPageTokenCodec('bench'), publicUrl: 'http://bench', typeWeights: PRODUCTION_RANKING.typeWeights, vocabulary: operatorVocabulary });
+async function timeProductionPath(
+  db: Kysely<Database>,
+  embedder: QueryEmbedder,
+  queries: Query[],
+  path: 'search' | 'whole list' = 'search',
+): Promise<number[]> {
+  const search = createSearchService({
+    db,
+    embedder,
+    pageTokens: createPageTokenCodec('bench'),
+    publicUrl: 'http://bench',
+    typeWeights: PRODUCTION_RANKING.typeWeights,
+    vocabulary: operatorVocabulary,
+  });
   return timeEach(queries, (query) => {
     if (path === 'whole list') return search.rank(query.text, query.filter);
     const filter = Object.fromEntries(query.filter.map((f) => [f.path, f.values]));
@@ -335,13 +372,23 @@ function cutoffCurve(runs: Run[], offTopic: Run[]): string[] {
 async function main(): Promise<void> {
   const config = envToConfig(readEnv());
   if (config.searchSynonymsFile || config.searchRelatedWordsFile) {
-    operatorVocabulary = await loadQueryVocabulary({ synonymsFile: config.searchSynonymsFile, relatedWordsFile: config.searchRelatedWordsFile });
-    console.log(`query vocabulary: the bundled tables with ${[config.searchSynonymsFile, config.searchRelatedWordsFile].filter(Boolean).join(', ')}`);
+    operatorVocabulary = await loadQueryVocabulary({
+      synonymsFile: config.searchSynonymsFile,
+      relatedWordsFile: config.searchRelatedWordsFile,
+    });
+    console.log(
+      `query vocabulary: the bundled tables with ${[config.searchSynonymsFile, config.searchRelatedWordsFile].filter(Boolean).join(', ')}`,
+    );
   }
   const { embedder: useLite, runtime } = await bundledModel();
   const embedder = withQueryCache(useLite);
   // Latency must include the query embedding: a cache-free embedder for the timed runs.
-  const uncached: QueryEmbedder = { id: embedder.id, dimensions: embedder.dimensions, embed: (t) => embedder.embed(t), embedOne: async (t) => (await embedder.embed([t]))[0] };
+  const uncached: QueryEmbedder = {
+    id: embedder.id,
+    dimensions: embedder.dimensions,
+    embed: (t) => embedder.embed(t),
+    embedOne: async (t) => (await embedder.embed([t]))[0],
+  };
   const hash = hashInputs('v2');
   const name = `ard_bench_relevance_${hash}`;
   console.log(`bench database ${name}${(await databaseExists(name)) ? ' (reused)' : ' (building)'}`);
@@ -353,9 +400,16 @@ async function main(): Promise<void> {
     const queries = loadQueries();
     // A judged identifier the index does not hold can never be found: say so rather than score it silently.
     const judged = [...new Set(queries.flatMap((q) => Object.keys(q.relevant)))];
-    const held = new Set((await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE identifier = ANY(${judged}::text[]) AND deleted_at IS NULL`.execute(db)).rows.map((r) => r.identifier));
+    const held = new Set(
+      (
+        await sql<{
+          identifier: string;
+        }>`SELECT identifier FROM entries WHERE identifier = ANY(${judged}::text[]) AND deleted_at IS NULL`.execute(db)
+      ).rows.map((r) => r.identifier),
+    );
     const missing = judged.filter((id) => !held.has(id));
-    if (missing.length > 0) console.log(`warning: ${missing.length} judged identifiers are not in the index, e.g. ${missing.slice(0, 3).join(', ')}`);
+    if (missing.length > 0)
+      console.log(`warning: ${missing.length} judged identifiers are not in the index, e.g. ${missing.slice(0, 3).join(', ')}`);
     await embedder.embed(['warm up']);
     const header = `${'ranker / subset'.padEnd(22)}   n  hit@1  hit@5 MRR@10  R@10 nDCG@10`;
     const only = argValue('--only');
@@ -390,7 +444,9 @@ async function main(): Promise<void> {
       report[`alexandria-unfiltered/${ranker.name}/all`] = f;
     }
 
-    console.log(`\nproduction latency over ${prodMs.length} queries (query embedding included): p50 ${percentile(prodMs, 50).toFixed(1)} ms, p95 ${percentile(prodMs, 95).toFixed(1)} ms`);
+    console.log(
+      `\nproduction latency over ${prodMs.length} queries (query embedding included): p50 ${percentile(prodMs, 50).toFixed(1)} ms, p95 ${percentile(prodMs, 95).toFixed(1)} ms`,
+    );
     report.latency = { p50: percentile(prodMs, 50), p95: percentile(prodMs, 95) };
 
     const uncut = await runAll(db, embedder, queries, productionUncut);
@@ -399,11 +455,21 @@ async function main(): Promise<void> {
     // What the cutoff's rule reads (docs/relevance.md): the answers off-topic texts get, minimum matches included.
     const offAnswered = (await runAll(db, embedder, offTopic, production)).runs.map((r) => r.ranked.length);
     const offMean = offAnswered.reduce((a, b) => a + b, 0) / offAnswered.length;
-    console.log(`production off-topic results per query (cutoff and minimum matches, ${offAnswered.length} texts): ${offMean.toFixed(2)} (${offAnswered.join(', ')})`);
+    console.log(
+      `production off-topic results per query (cutoff and minimum matches, ${offAnswered.length} texts): ${offMean.toFixed(2)} (${offAnswered.join(', ')})`,
+    );
     report.offTopicResults = { mean: offMean, perQuery: offAnswered };
-    for (const [label, pick] of [['dev', true], ['test', false]] as const) {
+    for (const [label, pick] of [
+      ['dev', true],
+      ['test', false],
+    ] as const) {
       console.log(`\ncutoff curve (${label} half; production relevance, whole candidate list)`);
-      console.log(cutoffCurve(uncut.runs.filter((r) => isDev(r.query) === pick), off.runs).join('\n'));
+      console.log(
+        cutoffCurve(
+          uncut.runs.filter((r) => isDev(r.query) === pick),
+          off.runs,
+        ).join('\n'),
+      );
     }
 
     // Per query, to compare two builds query by query (docs/relevance.md): the rank of its first grade-2 entry.
@@ -411,7 +477,14 @@ async function main(): Promise<void> {
     if (ranksFile) {
       const lines = all.production.map(({ query, ranked }) => {
         const first = ranked.findIndex((r) => query.relevant[r.identifier] === 2);
-        return JSON.stringify({ id: query.id, set: query.set, kind: query.kind, text: query.text, firstGrade2Rank: first < 0 ? null : first + 1, top3: ranked.slice(0, 3).map((r) => r.identifier) });
+        return JSON.stringify({
+          id: query.id,
+          set: query.set,
+          kind: query.kind,
+          text: query.text,
+          firstGrade2Rank: first < 0 ? null : first + 1,
+          top3: ranked.slice(0, 3).map((r) => r.identifier),
+        });
       });
       fs.writeFileSync(ranksFile, `${lines.join('\n')}\n`);
     }
@@ -420,7 +493,12 @@ async function main(): Promise<void> {
       console.log('\nproduction misses (no grade-2 entry in the top 10):');
       for (const { query, ranked } of all.production) {
         if (!ranked.slice(0, 10).some((r) => query.relevant[r.identifier] === 2)) {
-          console.log(`  ${query.id} [${query.kind}] ${query.text}\n     top: ${ranked.slice(0, 3).map((r) => r.identifier.split(':').slice(-1)[0]).join(', ')}`);
+          console.log(
+            `  ${query.id} [${query.kind}] ${query.text}\n     top: ${ranked
+              .slice(0, 3)
+              .map((r) => r.identifier.split(':').slice(-1)[0])
+              .join(', ')}`,
+          );
         }
       }
     }
@@ -438,12 +516,18 @@ async function main(): Promise<void> {
       const queries = loadQueries();
       await timeProductionPath(h.db, uncached, queries.slice(0, 20)); // warm the caches
       const ms = await timeProductionPath(h.db, uncached, queries);
-      console.log(`production latency (POST /search's path: the search service's search, first page) at ${count.rows[0].n} entries over ${ms.length} queries (query embedding included): p50 ${percentile(ms, 50).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms`);
+      console.log(
+        `production latency (POST /search's path: the search service's search, first page) at ${count.rows[0].n} entries over ${ms.length} queries (query embedding included): p50 ${percentile(ms, 50).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms`,
+      );
       const whole = await timeProductionPath(h.db, uncached, queries, 'whole list');
-      console.log(`  the whole ranked list with its entries (the search service's rank: referrals): p50 ${percentile(whole, 50).toFixed(1)} ms, p95 ${percentile(whole, 95).toFixed(1)} ms`);
+      console.log(
+        `  the whole ranked list with its entries (the search service's rank: referrals): p50 ${percentile(whole, 50).toFixed(1)} ms, p95 ${percentile(whole, 95).toFixed(1)} ms`,
+      );
       // The machine's own speed, to read the figures above by: the same embeddings with nothing else running.
       const embeddingMs = await timeEach(queries, (query) => uncached.embedOne(query.text));
-      console.log(`  the query embedding alone (the query texts as typed, one at a time, PostgreSQL idle): p50 ${percentile(embeddingMs, 50).toFixed(1)} ms, p95 ${percentile(embeddingMs, 95).toFixed(1)} ms`);
+      console.log(
+        `  the query embedding alone (the query texts as typed, one at a time, PostgreSQL idle): p50 ${percentile(embeddingMs, 50).toFixed(1)} ms, p95 ${percentile(embeddingMs, 95).toFixed(1)} ms`,
+      );
       report.latency10k = {
         entries: Number(count.rows[0].n),
         p50: percentile(ms, 50),

@@ -75,7 +75,11 @@ async function prepareDatabase(embedder: QueryEmbedder): Promise<{ url: string; 
     // Small chunks: each is committed, so an interrupted build keeps what it embedded.
     const chunk = 250;
     for (let i = 0; i < entries.length; i += chunk) {
-      await ingestManifest({ db: handle.db, embedder }, { specVersion: '1.0', entries: entries.slice(i, i + chunk) }, { origin: 'bench:synthetic' });
+      await ingestManifest(
+        { db: handle.db, embedder },
+        { specVersion: '1.0', entries: entries.slice(i, i + chunk) },
+        { origin: 'bench:synthetic' },
+      );
       const done = Math.min(i + chunk, entries.length);
       process.stderr.write(`  embedded and stored ${done}/${entries.length} entries (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
     }
@@ -87,7 +91,12 @@ async function prepareDatabase(embedder: QueryEmbedder): Promise<{ url: string; 
 }
 
 /** Share of the exact top-10 (sequential scan) that the HNSW index returns. */
-export async function hnswRecall(db: Kysely<Database>, embedder: QueryEmbedder, texts: string[], efSearch?: number): Promise<{ recall: number; indexUsed: boolean }> {
+export async function hnswRecall(
+  db: Kysely<Database>,
+  embedder: QueryEmbedder,
+  texts: string[],
+  efSearch?: number,
+): Promise<{ recall: number; indexUsed: boolean }> {
   let found = 0;
   let total = 0;
   let indexUsed = false;
@@ -119,7 +128,11 @@ export async function hnswRecall(db: Kysely<Database>, embedder: QueryEmbedder, 
 
 async function post(url: string, text: string): Promise<number> {
   const started = performance.now();
-  const res = await fetch(`${url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text }, pageSize: 10 }) });
+  const res = await fetch(`${url}/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: { text }, pageSize: 10 }),
+  });
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`POST /search answered ${res.status}`);
   return performance.now() - started;
@@ -127,11 +140,21 @@ async function post(url: string, text: string): Promise<number> {
 
 export async function runSearchBench(): Promise<void> {
   const embedder = withQueryCache(new UseLiteEmbedder());
-  process.stderr.write(EXISTING_DB ? `search bench: existing database ${DB_NAME}\n` : `search bench: ${ENTRIES} synthetic entries in ${DB_NAME}\n`);
+  process.stderr.write(
+    EXISTING_DB ? `search bench: existing database ${DB_NAME}\n` : `search bench: ${ENTRIES} synthetic entries in ${DB_NAME}\n`,
+  );
   const db = await prepareDatabase(embedder);
   const registry = await startRegistry(
     // A fixed page-token secret: the registry writes nothing into the database it measures.
-    loadConfig({ databaseUrl: db.url, port: 0, host: '127.0.0.1', logLevel: 'silent', loadDemoCorpus: false, rateLimitPerMinute: 0, pageTokenSecret: 'bench' }),
+    loadConfig({
+      databaseUrl: db.url,
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'silent',
+      loadDemoCorpus: false,
+      rateLimitPerMinute: 0,
+      pageTokenSecret: 'bench',
+    }),
     { embedder },
   );
   try {
@@ -163,14 +186,36 @@ export async function runSearchBench(): Promise<void> {
     const entries = await countLiveEntries(registry.ctx.db);
     const seqSeconds = cold.reduce((a, b) => a + b, 0) / 1000;
     printTable(`POST /search over ${entries} entries (PostgreSQL ${DB_NAME}, 2-core machine shared with other work)`, [
-      ['corpus build (embed + store)', db.built ? `${db.seconds.toFixed(0)} s for ${ENTRIES} entries (${((db.seconds * 1000) / ENTRIES).toFixed(1)} ms/entry)` : `reused ${DB_NAME}`, ''],
+      [
+        'corpus build (embed + store)',
+        db.built
+          ? `${db.seconds.toFixed(0)} s for ${ENTRIES} entries (${((db.seconds * 1000) / ENTRIES).toFixed(1)} ms/entry)`
+          : `reused ${DB_NAME}`,
+        '',
+      ],
       ['latency p50, new query text (incl. embedding)', `${percentile(cold, 50).toFixed(1)} ms`, 'target < 50 ms'],
       ['latency p99, new query text', `${percentile(cold, 99).toFixed(1)} ms`, ''],
-      ['latency p50 / p99, repeated query (cached embedding)', `${percentile(warm, 50).toFixed(1)} / ${percentile(warm, 99).toFixed(1)} ms`, ''],
+      [
+        'latency p50 / p99, repeated query (cached embedding)',
+        `${percentile(warm, 50).toFixed(1)} / ${percentile(warm, 99).toFixed(1)} ms`,
+        '',
+      ],
       ['throughput, sequential', `${(cold.length / seqSeconds).toFixed(1)} req/s`, ''],
-      [`throughput, concurrency ${CONCURRENCY} (${THROUGHPUT_SECONDS} s, new texts)`, `${(done / THROUGHPUT_SECONDS).toFixed(1)} req/s`, `p50 ${percentile(concurrent, 50).toFixed(0)} ms, p99 ${percentile(concurrent, 99).toFixed(0)} ms`],
-      ['HNSW recall@10 vs exact at pgvector\'s default ef_search 40 (100 queries)', recall.recall.toFixed(3), `planner picks the index unforced: ${recall.indexUsed ? 'yes' : 'no'}`],
-      ['HNSW recall@10 with hnsw.ef_search = 100 / 200', `${recall100.recall.toFixed(3)} / ${recall200.recall.toFixed(3)}`, `target >= 0.95 at the search path's ef_search (HNSW_EF_SEARCH = ${HNSW_EF_SEARCH})`],
+      [
+        `throughput, concurrency ${CONCURRENCY} (${THROUGHPUT_SECONDS} s, new texts)`,
+        `${(done / THROUGHPUT_SECONDS).toFixed(1)} req/s`,
+        `p50 ${percentile(concurrent, 50).toFixed(0)} ms, p99 ${percentile(concurrent, 99).toFixed(0)} ms`,
+      ],
+      [
+        "HNSW recall@10 vs exact at pgvector's default ef_search 40 (100 queries)",
+        recall.recall.toFixed(3),
+        `planner picks the index unforced: ${recall.indexUsed ? 'yes' : 'no'}`,
+      ],
+      [
+        'HNSW recall@10 with hnsw.ef_search = 100 / 200',
+        `${recall100.recall.toFixed(3)} / ${recall200.recall.toFixed(3)}`,
+        `target >= 0.95 at the search path's ef_search (HNSW_EF_SEARCH = ${HNSW_EF_SEARCH})`,
+      ],
       ['process RSS (server + load generator, in-process)', `${rss.toFixed(0)} MB`, 'target < 600 MB'],
     ]);
   } finally {

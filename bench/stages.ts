@@ -23,10 +23,20 @@ async function main(): Promise<void> {
   const name = process.argv[2];
   if (!name || name.startsWith('--')) throw new Error('usage: tsx bench/stages.ts <database> [--snapshot FILE] [--runs N]');
   const { embedder: base } = await bundledModel();
-  const embedder: QueryEmbedder = { id: base.id, dimensions: base.dimensions, embed: (t) => base.embed(t), embedOne: async (t) => (await base.embed([t]))[0] };
+  const embedder: QueryEmbedder = {
+    id: base.id,
+    dimensions: base.dimensions,
+    embed: (t) => base.embed(t),
+    embedOne: async (t) => (await base.embed([t]))[0],
+  };
   const queries = ['registry-queries.json', 'alexandria-queries.json'].flatMap((set) => {
-    const doc = JSON.parse(fs.readFileSync(path.join(__dirname, 'relevance', set), 'utf8')) as { queries: Array<{ id: string; text: string }> };
-    return doc.queries.map((q) => ({ ...q, filter: normaliseFilter(set.startsWith('alexandria') ? { type: ALEXANDRIA_MEDIA_TYPE } : undefined) }));
+    const doc = JSON.parse(fs.readFileSync(path.join(__dirname, 'relevance', set), 'utf8')) as {
+      queries: Array<{ id: string; text: string }>;
+    };
+    return doc.queries.map((q) => ({
+      ...q,
+      filter: normaliseFilter(set.startsWith('alexandria') ? { type: ALEXANDRIA_MEDIA_TYPE } : undefined),
+    }));
   });
   const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
   const runs = Number(arg('--runs') ?? 1);
@@ -37,7 +47,13 @@ async function main(): Promise<void> {
     'rank (the pipeline + every matched entry)': [],
   };
   const snapshot: Record<string, Array<[string, number]>> = {};
-  const search = createSearchService({ db: handle.db, embedder, pageTokens: createPageTokenCodec('bench'), publicUrl: 'http://bench', ...PRODUCTION_RANKING });
+  const search = createSearchService({
+    db: handle.db,
+    embedder,
+    pageTokens: createPageTokenCodec('bench'),
+    publicUrl: 'http://bench',
+    ...PRODUCTION_RANKING,
+  });
   try {
     await embedder.embed(['warm up']);
     await search.rank('warm up the pool', normaliseFilter(undefined));

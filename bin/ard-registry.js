@@ -10,7 +10,12 @@ if (!fs.existsSync(cli)) {
 }
 const { main, describeError } = require(cli);
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   // Exit rather than wait: a database that failed to open may leave work pending that never ends.
-  (error) => { process.stderr.write(`ard-registry: ${describeError(error)}\n`); process.exit(1); },
+  (error) => {
+    process.stderr.write(`ard-registry: ${describeError(error)}\n`);
+    process.exit(1);
+  },
 );

@@ -25,7 +25,9 @@ async function main(): Promise<void> {
   }
   await embedder.close?.();
   writePrebuiltVectors(DEMO_VECTORS_FILE, embedder, vectors);
-  process.stderr.write(`\n${DEMO_VECTORS_FILE}: ${vectors.size} vectors (${missing.length} embedded in ${Date.now() - started} ms, ${texts.length - missing.length} kept)\n`);
+  process.stderr.write(
+    `\n${DEMO_VECTORS_FILE}: ${vectors.size} vectors (${missing.length} embedded in ${Date.now() - started} ms, ${texts.length - missing.length} kept)\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -90,7 +90,9 @@ export async function runConformance(baseUrl: string, http: HttpClient): Promise
   });
   await check('v0.91 §4.2', 'SHOULD', "the manifest's entries carry 2-5 representativeQueries", async () => {
     const res = await call('GET', '/.well-known/ard.json');
-    const short = ((res.body?.entries as any[]) ?? []).filter((e) => !Array.isArray(e.representativeQueries) || e.representativeQueries.length < 2 || e.representativeQueries.length > 5);
+    const short = ((res.body?.entries as any[]) ?? []).filter(
+      (e) => !Array.isArray(e.representativeQueries) || e.representativeQueries.length < 2 || e.representativeQueries.length > 5,
+    );
     expect(short.length === 0, `${short.map((e) => e.identifier).join(', ')} without 2-5 representativeQueries`);
   });
   await check('v0.9 §4.1', 'SHOULD', 'GET /.well-known/ai-catalog.json (the predecessor path) is an ai-catalog manifest', async () => {
@@ -111,7 +113,10 @@ export async function runConformance(baseUrl: string, http: HttpClient): Promise
   });
   await check('v0.91 §5.3.2', 'MUST', 'POST /search without query.text is rejected with 400 INVALID_ARGUMENT', async () => {
     const res = await call('POST', 'search', { query: { filter: { type: 'application/ai-registry+json' } } });
-    expect(res.status === 400 && isErrorBody(res.body, 'INVALID_ARGUMENT'), `HTTP ${res.status} ${JSON.stringify(res.body)?.slice(0, 200)}`);
+    expect(
+      res.status === 400 && isErrorBody(res.body, 'INVALID_ARGUMENT'),
+      `HTTP ${res.status} ${JSON.stringify(res.body)?.slice(0, 200)}`,
+    );
   });
   await check('v0.91 §5.3.1', 'MUST', 'filter: a bare scalar is a one-element array, and every result satisfies it', async () => {
     const type = firstResult?.type ?? known?.type;
@@ -119,12 +124,16 @@ export async function runConformance(baseUrl: string, http: HttpClient): Promise
     for (const value of [type, [type]]) {
       const res = await call('POST', 'search', { query: { text: sample, filter: { type: value } }, federation: 'none' });
       expect(res.status === 200, `HTTP ${res.status}`);
-      for (const r of res.body.results) expect(r.type === undefined || r.type === type, `a result of type ${r.type} under filter type=${type}`);
+      for (const r of res.body.results)
+        expect(r.type === undefined || r.type === type, `a result of type ${r.type} under filter type=${type}`);
     }
   });
   await check('v0.91 §5.3.1', 'MUST', 'filter: values within a key are ORed, keys are ANDed', async () => {
     const res = await call('POST', 'search', {
-      query: { text: sample, filter: { type: ['application/ai-registry+json', 'application/mcp-server-card+json'], publisher: ['no-such-publisher.invalid'] } },
+      query: {
+        text: sample,
+        filter: { type: ['application/ai-registry+json', 'application/mcp-server-card+json'], publisher: ['no-such-publisher.invalid'] },
+      },
       federation: 'none',
     });
     expect(res.status === 200, `HTTP ${res.status}`);
@@ -132,11 +141,22 @@ export async function runConformance(baseUrl: string, http: HttpClient): Promise
   });
   await check('v0.91 §5.3.2', 'MUST', 'pageSize bounds a page, and pageToken continues the same list without repeats', async () => {
     const first = await call('POST', 'search', { query: { text: sample }, pageSize: 1, federation: 'none' });
-    expect(first.status === 200 && first.body.results.length <= 1, `HTTP ${first.status}, ${first.body?.results?.length} results for pageSize 1`);
+    expect(
+      first.status === 200 && first.body.results.length <= 1,
+      `HTTP ${first.status}, ${first.body?.results?.length} results for pageSize 1`,
+    );
     if (!first.body.pageToken) return 'skip';
-    const second = await call('POST', 'search', { query: { text: sample }, pageSize: 1, pageToken: first.body.pageToken, federation: 'none' });
+    const second = await call('POST', 'search', {
+      query: { text: sample },
+      pageSize: 1,
+      pageToken: first.body.pageToken,
+      federation: 'none',
+    });
     expect(second.status === 200, `HTTP ${second.status}`);
-    expect(second.body.results.every((r: any) => r.identifier !== first.body.results[0]?.identifier), 'the second page repeats the first');
+    expect(
+      second.body.results.every((r: any) => r.identifier !== first.body.results[0]?.identifier),
+      'the second page repeats the first',
+    );
   });
   await check('v0.91 §5.3.2', 'MUST', 'pageSize above 100 is not honoured', async () => {
     const res = await call('POST', 'search', { query: { text: sample }, pageSize: 101, federation: 'none' });
@@ -149,7 +169,8 @@ export async function runConformance(baseUrl: string, http: HttpClient): Promise
     expect(res.status === 200 && res.body?.resultType === 'facets', `HTTP ${res.status}`);
     const buckets = res.body.facets?.type?.buckets;
     expect(Array.isArray(buckets) && buckets.length <= 5, 'no buckets for type, or more than limit');
-    for (const b of buckets) expect(typeof b.value === 'string' && (b.count === undefined || Number.isInteger(b.count)), 'a bucket without value');
+    for (const b of buckets)
+      expect(typeof b.value === 'string' && (b.count === undefined || Number.isInteger(b.count)), 'a bucket without value');
   });
   await check('v0.91 §5.3.5', 'MUST', 'GET /agents lists entries with a filter expression (or 501 when not implemented)', async () => {
     const res = await call('GET', `agents?pageSize=2&filter=${encodeURIComponent('type = application/ai-registry+json')}`);
@@ -161,13 +182,18 @@ export async function runConformance(baseUrl: string, http: HttpClient): Promise
   });
 
   const retrievable = firstResult?.identifier ?? null;
-  await check('v0.91 §5.3.4', 'MUST', 'GET /agents/{identifier} (percent-encoded once) returns the complete entry, without score or source', async () => {
-    if (!retrievable) return 'skip';
-    const res = await call('GET', `agents/${encodeURIComponent(retrievable)}`);
-    expect(res.status === 200, `HTTP ${res.status}`);
-    expect(res.body?.identifier === retrievable, 'another identifier came back');
-    expect(res.body.score === undefined && res.body.source === undefined, 'search-only fields in the entry');
-  });
+  await check(
+    'v0.91 §5.3.4',
+    'MUST',
+    'GET /agents/{identifier} (percent-encoded once) returns the complete entry, without score or source',
+    async () => {
+      if (!retrievable) return 'skip';
+      const res = await call('GET', `agents/${encodeURIComponent(retrievable)}`);
+      expect(res.status === 200, `HTTP ${res.status}`);
+      expect(res.body?.identifier === retrievable, 'another identifier came back');
+      expect(res.body.score === undefined && res.body.source === undefined, 'search-only fields in the entry');
+    },
+  );
   await check('v0.91 §5.3.4', 'MUST', 'an unknown identifier is 404 NOT_FOUND', async () => {
     const res = await call('GET', `agents/${encodeURIComponent('urn:air:conformance.invalid:test:no-such-entry')}`);
     expect(res.status === 404 && isErrorBody(res.body, 'NOT_FOUND'), `HTTP ${res.status}`);
@@ -178,15 +204,20 @@ export async function runConformance(baseUrl: string, http: HttpClient): Promise
       expect(res.status === 400 && isErrorBody(res.body, 'INVALID_ARGUMENT'), `${path}: HTTP ${res.status}`);
     }
   });
-  await check('v0.91 §5.3.4', 'SHOULD', 'a 200 of Retrieve carries Cache-Control and a validator; a 404 a short or revalidated freshness', async () => {
-    if (!retrievable) return 'skip';
-    const ok = await call('GET', `agents/${encodeURIComponent(retrievable)}`);
-    expect(ok.headers['cache-control'] && (ok.headers.etag || ok.headers['last-modified']), 'no Cache-Control or validator on 200');
-    const missing = await call('GET', `agents/${encodeURIComponent('urn:air:conformance.invalid:test:no-such-entry')}`);
-    const cc = missing.headers['cache-control'] ?? '';
-    const maxAge = Number(/max-age=(\d+)/.exec(cc)?.[1] ?? NaN);
-    expect(/no-cache|no-store|must-revalidate/.test(cc) || maxAge <= 60, `404 Cache-Control '${cc}'`);
-  });
+  await check(
+    'v0.91 §5.3.4',
+    'SHOULD',
+    'a 200 of Retrieve carries Cache-Control and a validator; a 404 a short or revalidated freshness',
+    async () => {
+      if (!retrievable) return 'skip';
+      const ok = await call('GET', `agents/${encodeURIComponent(retrievable)}`);
+      expect(ok.headers['cache-control'] && (ok.headers.etag || ok.headers['last-modified']), 'no Cache-Control or validator on 200');
+      const missing = await call('GET', `agents/${encodeURIComponent('urn:air:conformance.invalid:test:no-such-entry')}`);
+      const cc = missing.headers['cache-control'] ?? '';
+      const maxAge = Number(/max-age=(\d+)/.exec(cc)?.[1] ?? NaN);
+      expect(/no-cache|no-store|must-revalidate/.test(cc) || maxAge <= 60, `404 Cache-Control '${cc}'`);
+    },
+  );
 
   await check('v0.9 Appendix B', 'MUST', 'errors are {errorCode, message}: a malformed body is 400 INVALID_ARGUMENT', async () => {
     const res = await call('POST', 'search', { query: { text: sample }, colour: 'blue' });
@@ -197,9 +228,14 @@ export async function runConformance(baseUrl: string, http: HttpClient): Promise
 
 /** One line per check: `PASS  MUST    v0.91 §5.3.4  ...`, then the totals. */
 export function formatResults(results: CheckResult[]): string {
-  const lines = results.map((r) => `${r.outcome.toUpperCase().padEnd(5)} ${r.level.padEnd(6)} ${r.section.padEnd(16)} ${r.requirement}${r.detail ? `\n        -> ${r.detail}` : ''}`);
+  const lines = results.map(
+    (r) =>
+      `${r.outcome.toUpperCase().padEnd(5)} ${r.level.padEnd(6)} ${r.section.padEnd(16)} ${r.requirement}${r.detail ? `\n        -> ${r.detail}` : ''}`,
+  );
   const failedMust = results.filter((r) => r.outcome === 'fail' && r.level === 'MUST').length;
   const warnings = results.filter((r) => r.outcome === 'fail' && r.level === 'SHOULD').length;
-  lines.push(`${results.filter((r) => r.outcome === 'pass').length} passed, ${failedMust} MUST failed, ${warnings} SHOULD not met, ${results.filter((r) => r.outcome === 'skip').length} skipped`);
+  lines.push(
+    `${results.filter((r) => r.outcome === 'pass').length} passed, ${failedMust} MUST failed, ${warnings} SHOULD not met, ${results.filter((r) => r.outcome === 'skip').length} skipped`,
+  );
   return lines.join('\n');
 }

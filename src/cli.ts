@@ -73,7 +73,8 @@ const COMMANDS: Record<string, CommandSpec> = {
       '  --interval <seconds>  re-crawl interval of these sources (default CRAWL_INTERVAL_SECONDS)',
     options: { trusted: { type: 'boolean' }, interval: { type: 'string' } },
     positionals: true,
-    run: (values, positionals) => ingest(positionals, { trusted: values.trusted === true ? true : undefined, interval: values.interval as string | undefined }),
+    run: (values, positionals) =>
+      ingest(positionals, { trusted: values.trusted === true ? true : undefined, interval: values.interval as string | undefined }),
   },
   sources: {
     usage: 'ard-registry sources',
@@ -164,7 +165,8 @@ function routeCommand(config: RegistryConfig): { via: 'owner'; client: OwnerClie
   if (config.databaseUrl) return { via: 'self' };
   const owner = readDataDirOwner(config.dataDir);
   if (owner === null) return { via: 'self' };
-  if (owner !== 'unreadable' && owner.url && owner.adminToken) return { via: 'owner', client: lazy.ownerClient().connectToOwner(owner as DataDirOwner & { url: string; adminToken: string }) };
+  if (owner !== 'unreadable' && owner.url && owner.adminToken)
+    return { via: 'owner', client: lazy.ownerClient().connectToOwner(owner as DataDirOwner & { url: string; adminToken: string }) };
   throw new DataDirLockedError(config.dataDir, owner === 'unreadable' ? null : owner);
 }
 
@@ -236,7 +238,10 @@ async function mcpOverStdio(): Promise<number> {
         });
     };
     await transport.start();
-    logger.info({ pid: route.client.owner.pid, url: route.client.owner.url }, 'alexandria mcp on stdio, answered by the registry server that owns the data folder');
+    logger.info(
+      { pid: route.client.owner.pid, url: route.client.owner.url },
+      'alexandria mcp on stdio, answered by the registry server that owns the data folder',
+    );
     await done;
     await transport.close();
     await route.client.close();
@@ -262,7 +267,10 @@ async function mcpOverStdio(): Promise<number> {
     getResource: async (id: string) => (await library()).getResource(id),
     listTopics: async () => (await library()).listTopics(),
   };
-  const server = createAlexandriaMcpServer(lazyService as unknown as Awaited<ReturnType<typeof library>>, { logger, version: REGISTRY_VERSION });
+  const server = createAlexandriaMcpServer(lazyService as unknown as Awaited<ReturnType<typeof library>>, {
+    logger,
+    version: REGISTRY_VERSION,
+  });
   server.server.oninitialized = () => void open();
   const done = closed((resolve) => (server.server.onclose = resolve));
   const handle = await serveMcpOverStdio(server);
@@ -294,7 +302,8 @@ async function openLibrary(config: RegistryConfig, logger: Logger) {
   }
 }
 
-type IngestTarget = { kind: 'file'; path: string } | { kind: 'source'; location: string } | { kind: 'missing'; path: string; reason: string };
+type IngestTarget =
+  { kind: 'file'; path: string } | { kind: 'source'; location: string } | { kind: 'missing'; path: string; reason: string };
 
 /**
  * A target is a file when it exists, a URL when it parses as http(s), and otherwise a domain, unless it looks
@@ -305,7 +314,8 @@ export function classifyIngestTarget(target: string): IngestTarget {
   const stat = fs.statSync(target, { throwIfNoEntry: false });
   if (stat?.isFile()) return { kind: 'file', path: target };
   if (stat?.isDirectory()) return { kind: 'missing', path: target, reason: 'is a directory, not a manifest file' };
-  if (/[\\/]/.test(target) || /\.json$/i.test(target) || target.startsWith('.')) return { kind: 'missing', path: target, reason: 'file not found' };
+  if (/[\\/]/.test(target) || /\.json$/i.test(target) || target.startsWith('.'))
+    return { kind: 'missing', path: target, reason: 'file not found' };
   return { kind: 'source', location: target };
 }
 
@@ -362,12 +372,16 @@ async function ingest(targets: string[], options: { trusted?: boolean; interval?
 async function waitForOwner(client: OwnerClient): Promise<void> {
   process.stderr.write(`the registry server (pid ${client.owner.pid}, ${client.owner.url}) owns the data folder: going through it\n`);
   await client.waitUntilReady((progress) =>
-    process.stderr.write(`waiting for it to finish loading its index${progress.of ? ` (${progress.indexed ?? 0} of ${progress.of} entries)` : ''}\n`),
+    process.stderr.write(
+      `waiting for it to finish loading its index${progress.of ? ` (${progress.indexed ?? 0} of ${progress.of} entries)` : ''}\n`,
+    ),
   );
 }
 
 function progressBar(label: string) {
-  const bar = process.stderr.isTTY ? new SingleBar({ format: `${label} [{bar}] {value}/{total} entries embedded`, hideCursor: true }, Presets.shades_classic) : null;
+  const bar = process.stderr.isTTY
+    ? new SingleBar({ format: `${label} [{bar}] {value}/{total} entries embedded`, hideCursor: true }, Presets.shades_classic)
+    : null;
   let started = false;
   return {
     update(done: number, total: number) {
@@ -382,13 +396,14 @@ function progressBar(label: string) {
   };
 }
 
-
 function writeIngestReport(file: string, report: OwnerIngestReport): void {
   process.stdout.write(
     `${file}: ${report.total} entries: ${report.added} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.rejected.length} rejected\n`,
   );
   for (const problem of report.rejected) {
-    process.stdout.write(`  rejected entries[${problem.index}]${problem.identifier ? ` (${problem.identifier})` : ''}: ${problem.reason}\n`);
+    process.stdout.write(
+      `  rejected entries[${problem.index}]${problem.identifier ? ` (${problem.identifier})` : ''}: ${problem.reason}\n`,
+    );
   }
 }
 
@@ -450,9 +465,17 @@ async function crawlOnce(ctx: AppContext, target: string, options: { trusted?: b
   }
 }
 
-async function crawlThroughOwner(client: OwnerClient, target: string, options: { trusted?: boolean; intervalSeconds: number }): Promise<boolean> {
+async function crawlThroughOwner(
+  client: OwnerClient,
+  target: string,
+  options: { trusted?: boolean; intervalSeconds: number },
+): Promise<boolean> {
   try {
-    const source = await client.addSource({ location: target, intervalSeconds: options.intervalSeconds, ...(options.trusted ? { trusted: true } : {}) });
+    const source = await client.addSource({
+      location: target,
+      intervalSeconds: options.intervalSeconds,
+      ...(options.trusted ? { trusted: true } : {}),
+    });
     process.stderr.write(`crawling ${source.location} (source ${source.id}${source.trusted ? ', trusted' : ''}) on the registry server\n`);
     const report = await client.crawl(source.id);
     writeReport(report);
@@ -472,11 +495,12 @@ function writeReport(report: CrawlReport): void {
   );
   if (report.error) process.stdout.write(`  error: ${report.error}\n`);
   for (const problem of report.rejected) {
-    process.stdout.write(`  rejected ${problem.url} entries[${problem.index}]${problem.identifier ? ` (${problem.identifier})` : ''}: ${problem.reason}\n`);
+    process.stdout.write(
+      `  rejected ${problem.url} entries[${problem.index}]${problem.identifier ? ` (${problem.identifier})` : ''}: ${problem.reason}\n`,
+    );
   }
   if (c.rejected > report.rejected.length) process.stdout.write(`  ... and ${c.rejected - report.rejected.length} more rejected\n`);
 }
-
 
 async function sources(): Promise<number> {
   const config = loadConfig({ loadDemoCorpus: false, logLevel: 'warn' });

@@ -180,7 +180,14 @@ const peerUrls = () =>
   z
     .string()
     .transform(commaList)
-    .pipe(z.array(z.url({ normalize: true, error: (issue) => `must be a comma-separated list of absolute URLs; '${String(issue.input)}' is not one` })))
+    .pipe(
+      z.array(
+        z.url({
+          normalize: true,
+          error: (issue) => `must be a comma-separated list of absolute URLs; '${String(issue.input)}' is not one`,
+        }),
+      ),
+    )
     .default(() => []);
 
 /** SEARCH_TYPE_WEIGHTS: `none`, or comma-separated `media/type=weight` with 0 < weight <= 1. */
@@ -202,7 +209,8 @@ const typeWeights = () =>
           return fail(`must be 'none' or a comma-separated list of media/type=weight; '${item}' is not one`);
         }
         const value = Number(weight);
-        if (!(value > 0 && value <= 1)) return fail(`SEARCH_TYPE_WEIGHTS: the weight of ${type} must be greater than 0 and at most 1; got ${weight}`);
+        if (!(value > 0 && value <= 1))
+          return fail(`SEARCH_TYPE_WEIGHTS: the weight of ${type} must be greater than 0 and at most 1; got ${weight}`);
         if (type in out) return fail(`names ${type} twice`);
         out[type] = value;
       }
@@ -217,7 +225,11 @@ const portalFacets = () =>
     .transform(commaList)
     .pipe(
       z
-        .array(z.string().regex(/^@?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_-]+)*$/, { error: (issue) => `'${String(issue.input)}' is not a field path (letters, digits, _ and -, dot-separated)` }))
+        .array(
+          z.string().regex(/^@?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_-]+)*$/, {
+            error: (issue) => `'${String(issue.input)}' is not a field path (letters, digits, _ and -, dot-separated)`,
+          }),
+        )
         .min(1, { error: `must name 1 to ${MAX_PORTAL_FACETS} fields` })
         .max(MAX_PORTAL_FACETS, { error: `must name 1 to ${MAX_PORTAL_FACETS} fields` })
         .refine((fields) => new Set(fields).size === fields.length, { error: 'names a field twice' }),
@@ -283,7 +295,11 @@ const ENV_SCHEMA = z
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_REPLICA_URL !== null && env.DATABASE_URL === null) {
-      ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URL'], message: 'needs DATABASE_URL: the embedded database has no replicas' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_REPLICA_URL'],
+        message: 'needs DATABASE_URL: the embedded database has no replicas',
+      });
     }
   });
 

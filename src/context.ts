@@ -85,7 +85,10 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     );
   }
   // Before anything is opened: a bad vocabulary file stops the start with nothing to close.
-  const vocabulary = await loadQueryVocabulary({ synonymsFile: config.searchSynonymsFile, relatedWordsFile: config.searchRelatedWordsFile });
+  const vocabulary = await loadQueryVocabulary({
+    synonymsFile: config.searchSynonymsFile,
+    relatedWordsFile: config.searchRelatedWordsFile,
+  });
   const glossary = await loadProductGlossary(config.searchGlossaryFile);
   const alexandria = await loadAlexandriaLibrary(ALEXANDRIA_LIBRARY_FILE);
   const database = await connectDatabase({
@@ -115,7 +118,11 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       {
         db: database.db,
         // The crawler's client: its User-Agent, address policy (CRAWL_ALLOW_PRIVATE) and deadlines.
-        keys: { http: crawler.http, timeoutMs: Math.min(config.crawl.timeoutMs, TRUST_FETCH_TIMEOUT_MS), maxBytes: TRUST_DOCUMENT_MAX_BYTES },
+        keys: {
+          http: crawler.http,
+          timeoutMs: Math.min(config.crawl.timeoutMs, TRUST_FETCH_TIMEOUT_MS),
+          maxBytes: TRUST_DOCUMENT_MAX_BYTES,
+        },
         recheckSeconds: config.trustRecheckSeconds,
         logger,
       },
@@ -175,11 +182,16 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
  * src/embedding/index-upkeep.ts), then switches (src/embedding/model-switch.ts); a missing package or model folder fails the start with its name, as does
  * EMBEDDING_RUNTIME=onnxruntime when onnxruntime-node cannot be loaded ('auto' falls back to TF.js with a warning).
  */
-async function embeddingModels(config: RegistryConfig, db: Kysely<Database>, logger: Logger): Promise<{ models: EmbeddingModels; runtime: 'onnxruntime' | 'tfjs' }> {
+async function embeddingModels(
+  config: RegistryConfig,
+  db: Kysely<Database>,
+  logger: Logger,
+): Promise<{ models: EmbeddingModels; runtime: 'onnxruntime' | 'tfjs' }> {
   const useLite = new UseLiteEmbedder({
     runtime: config.embeddingRuntime,
     itemTimeoutMs: config.embeddingItemTimeoutMs,
-    onFallback: (error) => logger.warn({ err: error }, 'the bundled model runs on TF.js, ~4x slower per query: onnxruntime-node did not load'),
+    onFallback: (error) =>
+      logger.warn({ err: error }, 'the bundled model runs on TF.js, ~4x slower per query: onnxruntime-node did not load'),
   });
   // Loaded at start: EMBEDDING_RUNTIME=onnxruntime without a working onnxruntime-node fails here, by name.
   const runtime = await useLite.runtime();

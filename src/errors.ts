@@ -2,13 +2,7 @@
 // maps them to {errorCode, message}; anything else becomes a 500 that leaks nothing.
 
 export type ErrorCode =
-  | 'INVALID_ARGUMENT'
-  | 'UNAUTHENTICATED'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'RATE_LIMIT_EXCEEDED'
-  | 'INTERNAL_ERROR'
-  | 'UNAVAILABLE';
+  'INVALID_ARGUMENT' | 'UNAUTHENTICATED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'RATE_LIMIT_EXCEEDED' | 'INTERNAL_ERROR' | 'UNAVAILABLE';
 
 export abstract class ApiError extends Error {
   abstract readonly status: number;
@@ -45,7 +39,10 @@ export class MethodNotAllowedError extends ApiError {
 export class RateLimitError extends ApiError {
   readonly status = 429;
   readonly errorCode = 'RATE_LIMIT_EXCEEDED' as const;
-  constructor(message: string, readonly retryAfterSeconds: number) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
     super(message);
   }
 }
@@ -66,7 +63,11 @@ export class PayloadTooLargeError extends ApiError {
 export class ServiceUnavailableError extends ApiError {
   readonly status = 503;
   readonly errorCode = 'UNAVAILABLE' as const;
-  constructor(message: string, readonly retryAfterSeconds = 5, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 5,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }

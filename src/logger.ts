@@ -39,7 +39,17 @@ export function createLogger(
   const isTerminal = (fd === 1 ? process.stdout : process.stderr).isTTY === true;
   if (format === 'pretty' || (format === 'auto' && isTerminal)) {
     // Synchronous: a line is on the terminal before the process can exit (a failed start says why).
-    return pino(options, pretty({ destination: fd, sync: true, colorize: isTerminal, singleLine: true, ignore: 'pid,hostname,service', translateTime: 'SYS:HH:MM:ss' }));
+    return pino(
+      options,
+      pretty({
+        destination: fd,
+        sync: true,
+        colorize: isTerminal,
+        singleLine: true,
+        ignore: 'pid,hostname,service',
+        translateTime: 'SYS:HH:MM:ss',
+      }),
+    );
   }
   return destination === 'stdout' ? pino(options) : pino(options, pino.destination(2));
 }

@@ -57,7 +57,9 @@ export function connectToOwner(owner: DataDirOwner & { url: string; adminToken: 
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
-      throw new OwnerCallError(`the registry server (pid ${owner.pid}) at ${base} did not answer: ${(error as Error).message}`, { cause: error });
+      throw new OwnerCallError(`the registry server (pid ${owner.pid}) at ${base} did not answer: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     const text = res.body.toString('utf8');
     let parsed: unknown;
@@ -68,7 +70,9 @@ export function connectToOwner(owner: DataDirOwner & { url: string; adminToken: 
     }
     if (res.status >= 400) {
       const message = (parsed as { message?: unknown } | undefined)?.message;
-      throw new OwnerCallError(typeof message === 'string' ? message : `the registry server answered HTTP ${res.status} to ${method} ${path}`);
+      throw new OwnerCallError(
+        typeof message === 'string' ? message : `the registry server answered HTTP ${res.status} to ${method} ${path}`,
+      );
     }
     return parsed as T;
   }
@@ -83,7 +87,10 @@ export function connectToOwner(owner: DataDirOwner & { url: string; adminToken: 
           throw new OwnerCallError(`the registry server (pid ${owner.pid}) at ${base} did not answer: ${error.message}`, { cause: error });
         });
         if (res.status === 200) return;
-        if (Date.now() > deadline) throw new OwnerCallError(`the registry server (pid ${owner.pid}) at ${base} is still not ready after ${OWNER_READY_TIMEOUT_MS / 1000} s`);
+        if (Date.now() > deadline)
+          throw new OwnerCallError(
+            `the registry server (pid ${owner.pid}) at ${base} is still not ready after ${OWNER_READY_TIMEOUT_MS / 1000} s`,
+          );
         if (!told) {
           told = true;
           let progress = {};
@@ -114,7 +121,8 @@ export function connectToOwner(owner: DataDirOwner & { url: string; adminToken: 
           if (view.lastCrawl.report) return view.lastCrawl.report;
           throw new OwnerCallError(`the crawl of ${view.location} failed: ${view.lastCrawl.error ?? view.lastCrawl.status ?? 'no report'}`);
         }
-        if (Date.now() > deadline) throw new OwnerCallError(`the crawl of ${view.location} has not finished after ${ADMIN_CALL_TIMEOUT_MS / 60_000} minutes`);
+        if (Date.now() > deadline)
+          throw new OwnerCallError(`the crawl of ${view.location} has not finished after ${ADMIN_CALL_TIMEOUT_MS / 60_000} minutes`);
       }
     },
     async forwardMcp(message) {

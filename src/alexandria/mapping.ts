@@ -87,7 +87,7 @@ export function escapeUrnSegment(component: string): string {
 export function unescapeUrnSegment(segment: string): string | null {
   if (segment.length === 0 || !/^[A-Za-z0-9._-]+$/.test(segment)) return null;
   const bytes: number[] = [];
-  for (let i = 0; i < segment.length; ) {
+  for (let i = 0; i < segment.length;) {
     const ch = segment[i] as string;
     if (ch === '_') {
       const hex = segment.slice(i + 1, i + 3);

@@ -80,9 +80,7 @@ export interface AlexandriaLibrary {
 // ---------------------------------------------------------------------------------------------------------
 
 export type ParsedAlexandriaId =
-  | { kind: 'paper'; arxivId: string }
-  | { kind: 'repo'; owner: string; repo: string }
-  | { kind: 'post'; host: string; slug: string };
+  { kind: 'paper'; arxivId: string } | { kind: 'repo'; owner: string; repo: string } | { kind: 'post'; host: string; slug: string };
 
 /** Upper bound on an id; the longest real one is ~70 characters. Bounds work done on hostile input. */
 export const MAX_RESOURCE_ID_LENGTH = 300;
@@ -131,10 +129,7 @@ export function parseAlexandriaId(id: string): ParsedAlexandriaId {
   const rest = id.slice(colon + 1);
   const kind = Object.prototype.hasOwnProperty.call(ID_PREFIX_TO_KIND, prefix) ? ID_PREFIX_TO_KIND[prefix] : undefined;
   if (kind === undefined) {
-    throw new MalformedResourceIdError(
-      id,
-      `unknown id prefix ${JSON.stringify(prefix)}; expected one of arxiv, github, post (lowercase)`,
-    );
+    throw new MalformedResourceIdError(id, `unknown id prefix ${JSON.stringify(prefix)}; expected one of arxiv, github, post (lowercase)`);
   }
   switch (kind) {
     case 'paper':

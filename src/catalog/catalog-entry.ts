@@ -63,7 +63,9 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function contentHash(entry: CatalogEntry, host: HostInfo | undefined): string {
-  return createHash('sha256').update(canonicalJson({ entry, host: host ?? null })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ entry, host: host ?? null }))
+    .digest('hex');
 }
 
 /**

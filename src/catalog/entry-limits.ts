@@ -31,7 +31,12 @@ export const MAX_OTHER_STRING_CHARACTERS = 8192;
 /** A whole entry: the characters of its strings and keys plus a few per value, about its JSON length. */
 export const MAX_ENTRY_SIZE = 64 * 1024;
 
-export const HOST_FIELD_LIMITS: Readonly<Record<string, number>> = { displayName: 256, identifier: 256, documentationUrl: 2048, logoUrl: 2048 };
+export const HOST_FIELD_LIMITS: Readonly<Record<string, number>> = {
+  displayName: 256,
+  identifier: 256,
+  documentationUrl: 2048,
+  logoUrl: 2048,
+};
 export const MAX_HOST_SIZE = 16 * 1024;
 
 /** What about `entry` is over a size limit, as a sentence naming the field; null when nothing is. */
@@ -44,14 +49,17 @@ export function entrySizeProblem(entry: unknown): string | null {
     if (!Array.isArray(list)) continue;
     if (list.length > limit.items) return `entry.${field} has ${list.length} items; at most ${limit.items} are accepted`;
     const long = list.findIndex((item) => typeof item === 'string' && item.length > limit.characters);
-    if (long >= 0) return `entry.${field}[${long}] is ${(list[long] as string).length} characters long; at most ${limit.characters} are accepted`;
+    if (long >= 0)
+      return `entry.${field}[${long}] is ${(list[long] as string).length} characters long; at most ${limit.characters} are accepted`;
   }
   const metadata = entry.metadata;
   if (isObject(metadata)) {
     const keys = Object.keys(metadata);
-    if (keys.length > ENTRY_METADATA_LIMITS.keys) return `entry.metadata has ${keys.length} keys; at most ${ENTRY_METADATA_LIMITS.keys} are accepted`;
+    if (keys.length > ENTRY_METADATA_LIMITS.keys)
+      return `entry.metadata has ${keys.length} keys; at most ${ENTRY_METADATA_LIMITS.keys} are accepted`;
     for (const key of keys) {
-      if (key.length > ENTRY_METADATA_LIMITS.keyCharacters) return `a key of entry.metadata is ${key.length} characters long; at most ${ENTRY_METADATA_LIMITS.keyCharacters} are accepted`;
+      if (key.length > ENTRY_METADATA_LIMITS.keyCharacters)
+        return `a key of entry.metadata is ${key.length} characters long; at most ${ENTRY_METADATA_LIMITS.keyCharacters} are accepted`;
       const value = metadata[key];
       if (typeof value === 'string' && value.length > ENTRY_METADATA_LIMITS.valueCharacters) {
         return `entry.metadata['${key}'] is ${value.length} characters long; at most ${ENTRY_METADATA_LIMITS.valueCharacters} are accepted`;
@@ -70,7 +78,8 @@ export function hostSizeProblem(host: unknown): string | null {
 function fieldProblem(value: Record<string, unknown>, limits: Readonly<Record<string, number>>, root: string): string | null {
   for (const [field, max] of Object.entries(limits)) {
     const text = value[field];
-    if (typeof text === 'string' && text.length > max) return `${root}.${field} is ${text.length} characters long; at most ${max} are accepted`;
+    if (typeof text === 'string' && text.length > max)
+      return `${root}.${field} is ${text.length} characters long; at most ${max} are accepted`;
   }
   return null;
 }
@@ -86,7 +95,8 @@ function sizeProblem(value: unknown, root: string, max: number): string | null {
     const { value: current, at } = stack.pop()!;
     size += 4;
     if (typeof current === 'string') {
-      if (current.length > MAX_OTHER_STRING_CHARACTERS) return `${at} is ${current.length} characters long; at most ${MAX_OTHER_STRING_CHARACTERS} are accepted`;
+      if (current.length > MAX_OTHER_STRING_CHARACTERS)
+        return `${at} is ${current.length} characters long; at most ${MAX_OTHER_STRING_CHARACTERS} are accepted`;
       size += current.length;
     } else if (current !== null && typeof current === 'object') {
       if (Array.isArray(current)) {

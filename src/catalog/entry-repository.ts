@@ -24,7 +24,12 @@ export interface PreparedEntry extends EntryToStore {
 }
 
 export function prepareEntry(input: EntryToStore, glossary: ProductGlossary = PRODUCT_GLOSSARY): PreparedEntry {
-  return { ...input, hash: contentHash(input.entry, input.host), text: searchableText(input.entry), gloss: glossFor(input.entry, glossary) };
+  return {
+    ...input,
+    hash: contentHash(input.entry, input.host),
+    text: searchableText(input.entry),
+    gloss: glossFor(input.entry, glossary),
+  };
 }
 
 /** Content hashes of the given identifiers (deleted ones included), to skip unchanged entries. */
@@ -39,7 +44,13 @@ export async function storedHashes(
       .select(['identifier', 'content_hash', 'deleted_at', 'source_id', 'origin'])
       .where('identifier', 'in', identifiers.slice(i, i + 1000))
       .execute();
-    for (const r of rows) out.set(r.identifier, { hash: r.content_hash, deleted: r.deleted_at !== null, sourceId: r.source_id === null ? null : String(r.source_id), origin: r.origin });
+    for (const r of rows)
+      out.set(r.identifier, {
+        hash: r.content_hash,
+        deleted: r.deleted_at !== null,
+        sourceId: r.source_id === null ? null : String(r.source_id),
+        origin: r.origin,
+      });
   }
   return out;
 }
@@ -117,7 +128,11 @@ export async function storeVectors(
 
 export async function deleteVectors(db: Kysely<Database>, model: string, identifiers: string[]): Promise<void> {
   for (let i = 0; i < identifiers.length; i += 1000) {
-    await db.deleteFrom('entry_vectors').where('model', '=', model).where('identifier', 'in', identifiers.slice(i, i + 1000)).execute();
+    await db
+      .deleteFrom('entry_vectors')
+      .where('model', '=', model)
+      .where('identifier', 'in', identifiers.slice(i, i + 1000))
+      .execute();
   }
 }
 
@@ -182,7 +197,11 @@ export async function liveEntriesOfSource(
 }
 
 /** Of `identifiers`, the live ones held by a crawl source other than `sourceId`, with that source. */
-export async function liveClaimsOfOtherSources(db: Kysely<Database>, identifiers: string[], sourceId: string): Promise<Map<string, string>> {
+export async function liveClaimsOfOtherSources(
+  db: Kysely<Database>,
+  identifiers: string[],
+  sourceId: string,
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (let i = 0; i < identifiers.length; i += 1000) {
     const rows = await db

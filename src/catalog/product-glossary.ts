@@ -49,7 +49,10 @@ const MATCHING = 'words-v2';
 
 /** Words as written: letters, digits, '+' and '#' ("c++", "c#"); anything else separates ("close.com" -> close, com). */
 function writtenWords(text: string): string[] {
-  return text.normalize('NFKC').split(/[^\p{L}\p{N}+#]+/u).filter((w) => w !== '');
+  return text
+    .normalize('NFKC')
+    .split(/[^\p{L}\p{N}+#]+/u)
+    .filter((w) => w !== '');
 }
 
 /** The words of writtenWords(), lower-cased. */
@@ -73,12 +76,16 @@ export function parseProductGlossary(raw: unknown, source: string): ProductGloss
   for (const [key, value] of glossaryEntries(raw, source)) {
     const words = glossaryWords(key);
     if (words.length === 0) throw new ProductGlossaryError(`${source}: the key '${key}' has no word in it`);
-    if (words.length > MAX_KEY_WORDS) throw new ProductGlossaryError(`${source}: the key '${key}' has ${words.length} words; a key has at most ${MAX_KEY_WORDS}`);
+    if (words.length > MAX_KEY_WORDS)
+      throw new ProductGlossaryError(`${source}: the key '${key}' has ${words.length} words; a key has at most ${MAX_KEY_WORDS}`);
     const normalised = words.join(' ');
-    if (glosses.has(normalised)) throw new ProductGlossaryError(`${source}: the key '${key}' matches the same words as another key ('${normalised}')`);
+    if (glosses.has(normalised))
+      throw new ProductGlossaryError(`${source}: the key '${key}' matches the same words as another key ('${normalised}')`);
     const glossWords = typeof value === 'string' ? glossaryWords(value).length : 0;
-    if (typeof value !== 'string' || glossWords === 0) throw new ProductGlossaryError(`${source}: the gloss of '${key}' must be a non-empty string`);
-    if (glossWords > MAX_GLOSS_WORDS) throw new ProductGlossaryError(`${source}: the gloss of '${key}' has ${glossWords} words; a gloss has at most ${MAX_GLOSS_WORDS}`);
+    if (typeof value !== 'string' || glossWords === 0)
+      throw new ProductGlossaryError(`${source}: the gloss of '${key}' must be a non-empty string`);
+    if (glossWords > MAX_GLOSS_WORDS)
+      throw new ProductGlossaryError(`${source}: the gloss of '${key}' has ${glossWords} words; a gloss has at most ${MAX_GLOSS_WORDS}`);
     glosses.set(normalised, value.trim());
     const written = key !== key.toLowerCase() ? writtenWords(key) : null;
     if (written) cased.push(written.join(' '));
@@ -89,7 +96,12 @@ export function parseProductGlossary(raw: unknown, source: string): ProductGloss
   // Longest keys first, so "aws bedrock" is found where "aws" would also match.
   for (const list of byFirstWord.values()) list.sort((a, b) => b.words.length - a.words.length);
   const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  const canonical = JSON.stringify([MATCHING, MAX_GLOSSES_PER_ENTRY, [...glosses].sort(([a], [b]) => byCodeUnits(a, b)), cased.sort(byCodeUnits)]);
+  const canonical = JSON.stringify([
+    MATCHING,
+    MAX_GLOSSES_PER_ENTRY,
+    [...glosses].sort(([a], [b]) => byCodeUnits(a, b)),
+    cased.sort(byCodeUnits),
+  ]);
   return { glosses, byFirstWord, version: createHash('sha256').update(canonical).digest('hex').slice(0, 16) };
 }
 
@@ -107,7 +119,9 @@ export async function loadProductGlossary(file: string | null): Promise<ProductG
   const given = glossaryEntries(raw, source);
   // The bundled pairs as written (a capitalised key stays case-sensitive), by their words: a key the file
   // gives (or removes with "") replaces the bundled one of the same words.
-  const bundled = new Map(glossaryEntries(glossaryJson, 'product-glosses.json').map(([key, gloss]) => [glossaryWords(key).join(' '), [key, gloss] as const]));
+  const bundled = new Map(
+    glossaryEntries(glossaryJson, 'product-glosses.json').map(([key, gloss]) => [glossaryWords(key).join(' '), [key, gloss] as const]),
+  );
   for (const [key, value] of given) {
     const words = glossaryWords(key).join(' ');
     if (value === '' && !PRODUCT_GLOSSARY.glosses.has(words)) {
@@ -141,7 +155,13 @@ function identifierText(identifier: string): string {
  * first named (name, identifier, description, tags, tool names), each once, at most MAX_GLOSSES_PER_ENTRY.
  */
 export function glossFor(entry: GlossableEntry, glossary: ProductGlossary = PRODUCT_GLOSSARY): string {
-  const fields = [entry.displayName, identifierText(entry.identifier), entry.description ?? '', (entry.tags ?? []).join(' '), (entry.capabilities ?? []).join(' ')];
+  const fields = [
+    entry.displayName,
+    identifierText(entry.identifier),
+    entry.description ?? '',
+    (entry.tags ?? []).join(' '),
+    (entry.capabilities ?? []).join(' '),
+  ];
   const found: string[] = [];
   for (const field of fields) {
     const written = writtenWords(field);

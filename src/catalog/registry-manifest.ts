@@ -11,7 +11,10 @@ export const REGISTRY_NAME = 'ard-registry';
  * [A-Za-z0-9.-] there, so an IPv6 literal ([::1]) has its brackets dropped and ':' written as '-'.
  */
 export function publisherForPublicUrl(publicUrl: string): string {
-  const host = new URL(publicUrl).hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/:/g, '-');
+  const host = new URL(publicUrl).hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/:/g, '-');
   return host.replace(/[^a-z0-9.-]/g, '-');
 }
 

@@ -8,9 +8,7 @@ import { BODY_COPY_THRESHOLD } from '../outbound';
 import { ThreadWorker } from '../worker-thread';
 
 export type CatalogBody =
-  | { kind: 'html'; text: string }
-  | { kind: 'json'; json: unknown; oversized: OversizedParts }
-  | { kind: 'invalid-json'; message: string };
+  { kind: 'html'; text: string } | { kind: 'json'; json: unknown; oversized: OversizedParts } | { kind: 'invalid-json'; message: string };
 
 export interface OversizedParts {
   /** Why the manifest's host is over its limit; the host is then left out. */

@@ -89,13 +89,25 @@ const ROBOTS_REFUSED = 451;
 
 /** A failure that ends the crawl with nothing changed. */
 class CrawlAbort extends Error {
-  constructor(message: string, readonly httpStatus: number | null = null) {
+  constructor(
+    message: string,
+    readonly httpStatus: number | null = null,
+  ) {
     super(message);
   }
 }
 
 type Fetched =
-  | { kind: 'json'; status: number; url: string; requested: string; json: unknown; oversized: OversizedParts; etag?: string; lastModified?: string }
+  | {
+      kind: 'json';
+      status: number;
+      url: string;
+      requested: string;
+      json: unknown;
+      oversized: OversizedParts;
+      etag?: string;
+      lastModified?: string;
+    }
   | { kind: 'html'; status: number; url: string; text: string }
   | { kind: 'not-modified'; status: number; url: string; requested: string }
   | { kind: 'http-error'; status: number; url: string };
@@ -113,7 +125,9 @@ export function createCrawler(deps: CrawlerDeps): Crawler {
   const bodies = createCatalogBodyReader();
 
   async function crawlClaimed(source: SourceRow, options: CrawlOptions = {}): Promise<CrawlReport> {
-    const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(CRAWL_DEADLINE_MS)]) : AbortSignal.timeout(CRAWL_DEADLINE_MS);
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, AbortSignal.timeout(CRAWL_DEADLINE_MS)])
+      : AbortSignal.timeout(CRAWL_DEADLINE_MS);
     const session = new CrawlSession(deps, bodies, source, signal, options.events ?? {});
     let report: CrawlReport;
     let crashed = false;
@@ -249,7 +263,12 @@ class CrawlSession {
       via = root.via;
       httpStatus = root.fetched.status;
       await this.processDocument({ url: root.fetched.url, depth: 0, authorities: root.authorities, via }, root.fetched, true);
-      if (root.companion) await this.processDocument({ url: root.companion.url, depth: 0, authorities: root.authorities, via: 'well-known' }, root.companion, false);
+      if (root.companion)
+        await this.processDocument(
+          { url: root.companion.url, depth: 0, authorities: root.authorities, via: 'well-known' },
+          root.companion,
+          false,
+        );
       const queue = this.pendingQueue;
       while (queue.length > 0) {
         const next = queue.shift() as QueuedDocument;
@@ -263,10 +282,26 @@ class CrawlSession {
     } catch (error) {
       if (this.signal.aborted && !(error instanceof CrawlAbort)) throw error;
       if (error instanceof CrawlAbort) {
-        return this.report('failed', catalogUrl, via, error.httpStatus ?? httpStatus, error.message, { added: 0, updated: 0, unchanged: 0 }, []);
+        return this.report(
+          'failed',
+          catalogUrl,
+          via,
+          error.httpStatus ?? httpStatus,
+          error.message,
+          { added: 0, updated: 0, unchanged: 0 },
+          [],
+        );
       }
       if (isOutboundError(error)) {
-        return this.report('failed', catalogUrl, via, httpStatus, `${error.code}: ${error.message}`, { added: 0, updated: 0, unchanged: 0 }, []);
+        return this.report(
+          'failed',
+          catalogUrl,
+          via,
+          httpStatus,
+          `${error.code}: ${error.message}`,
+          { added: 0, updated: 0, unchanged: 0 },
+          [],
+        );
       }
       throw error;
     }
@@ -288,7 +323,8 @@ class CrawlSession {
       const fetched = await this.fetchAllowed(location.url.href, true);
       if (fetched.kind === 'html') {
         const link = findCatalogLinks(fetched.text, fetched.url)[0];
-        if (!link) throw new CrawlAbort(`${fetched.url} is an HTML page without <link rel="ard"> or <link rel="ai-catalog">`, fetched.status);
+        if (!link)
+          throw new CrawlAbort(`${fetched.url} is an HTML page without <link rel="ard"> or <link rel="ai-catalog">`, fetched.status);
         return this.rootFrom(await this.fetchAllowed(link, false), 'html-link', locationHost);
       }
       return this.rootFrom(fetched, 'url', locationHost);
@@ -301,7 +337,8 @@ class CrawlSession {
       ...robots.agentmaps().map((url) => ({ url, via: 'agentmap' as const })),
     ];
     const tried: string[] = [];
-    const absent = (fetched: Fetched) => fetched.kind === 'http-error' && fetched.status >= 400 && fetched.status < 500 && fetched.status !== 429;
+    const absent = (fetched: Fetched) =>
+      fetched.kind === 'http-error' && fetched.status >= 400 && fetched.status < 500 && fetched.status !== 429;
     for (const [i, candidate] of candidates.entries()) {
       const fetched = await this.fetchAllowed(candidate.url, false, true);
       if (absent(fetched)) {
@@ -338,7 +375,12 @@ class CrawlSession {
       return;
     }
     if (doc.depth > this.deps.config.maxDepth) {
-      this.note({ url: doc.url, depth: doc.depth, status: 'skipped', reason: `nesting deeper than CRAWL_MAX_DEPTH=${this.deps.config.maxDepth}` });
+      this.note({
+        url: doc.url,
+        depth: doc.depth,
+        status: 'skipped',
+        reason: `nesting deeper than CRAWL_MAX_DEPTH=${this.deps.config.maxDepth}`,
+      });
       return;
     }
     let fetched: Fetched;
@@ -349,7 +391,13 @@ class CrawlSession {
         if (this.signal.aborted) throw error;
         this.incomplete = true;
         const reason = isOutboundError(error) ? `${error.code}: ${error.message}` : error.message;
-        this.note({ url: doc.url, depth: doc.depth, status: 'failed', reason, httpStatus: error instanceof CrawlAbort ? error.httpStatus ?? undefined : undefined });
+        this.note({
+          url: doc.url,
+          depth: doc.depth,
+          status: 'failed',
+          reason,
+          httpStatus: error instanceof CrawlAbort ? (error.httpStatus ?? undefined) : undefined,
+        });
         return;
       }
       throw error;
@@ -418,7 +466,9 @@ class CrawlSession {
       );
     }
     this.entriesSeen += count;
-    const { host, valid, rejected } = await validateManifestInTurns(manifest, docUrl, ENTRIES_PER_TURN, oversized.entries, { binding: this.deps.binding });
+    const { host, valid, rejected } = await validateManifestInTurns(manifest, docUrl, ENTRIES_PER_TURN, oversized.entries, {
+      binding: this.deps.binding,
+    });
     const effectiveHost = host ?? parentHost;
     for (const problem of rejected) {
       // Still listed, so not gone: what was stored for it stays. Without an identifier nobody can tell
@@ -436,7 +486,12 @@ class CrawlSession {
       if (preferred !== undefined) {
         // The same entry in both well-known documents is one listing; a different one loses to ard.json.
         if (preferred !== canonicalJson(entry)) {
-          this.reject({ url: docUrl, index, identifier: entry.identifier, reason: 'also listed, differently, in /.well-known/ard.json, which takes precedence (ARD v0.91 §5.1)' });
+          this.reject({
+            url: docUrl,
+            index,
+            identifier: entry.identifier,
+            reason: 'also listed, differently, in /.well-known/ard.json, which takes precedence (ARD v0.91 §5.1)',
+          });
         }
         continue;
       }
@@ -447,18 +502,30 @@ class CrawlSession {
         continue;
       }
       if (this.seenIdentifiers.has(entry.identifier)) {
-        this.reject({ url: docUrl, index, identifier: entry.identifier, reason: 'duplicate identifier: another catalog of this source already lists it' });
+        this.reject({
+          url: docUrl,
+          index,
+          identifier: entry.identifier,
+          reason: 'duplicate identifier: another catalog of this source already lists it',
+        });
         continue;
       }
       this.seenIdentifiers.add(entry.identifier);
       if (ardJson) this.ardJsonEntries.set(entry.identifier, canonicalJson(entry));
-      this.accepted.push(prepareEntry({ entry, host: effectiveHost, origin: docUrl, fetchedAt: this.started, sourceId: this.sourceId }, this.deps.glossary));
+      this.accepted.push(
+        prepareEntry({ entry, host: effectiveHost, origin: docUrl, fetchedAt: this.started, sourceId: this.sourceId }, this.deps.glossary),
+      );
       if (entry.type !== MEDIA_TYPES.catalog) continue;
       if (typeof entry.url === 'string') {
         this.enqueue(entry.url, docUrl, doc);
       } else if (entry.data !== undefined) {
         if (doc.depth + 1 > this.deps.config.maxDepth) {
-          this.reject({ url: docUrl, index, identifier: entry.identifier, reason: `inline catalog not read: nesting deeper than CRAWL_MAX_DEPTH=${this.deps.config.maxDepth}` });
+          this.reject({
+            url: docUrl,
+            index,
+            identifier: entry.identifier,
+            reason: `inline catalog not read: nesting deeper than CRAWL_MAX_DEPTH=${this.deps.config.maxDepth}`,
+          });
           continue;
         }
         try {
@@ -467,7 +534,12 @@ class CrawlSession {
           if (!(error instanceof ManifestInvalidError)) throw error;
           // Like a nested catalog that cannot be read: what it listed before is kept.
           this.incomplete = true;
-          this.reject({ url: docUrl, index, identifier: entry.identifier, reason: `inline catalog data is not a valid manifest: ${error.problems.slice(0, 3).join('; ')}` });
+          this.reject({
+            url: docUrl,
+            index,
+            identifier: entry.identifier,
+            reason: `inline catalog data is not a valid manifest: ${error.problems.slice(0, 3).join('; ')}`,
+          });
         }
       }
     }
@@ -491,7 +563,11 @@ class CrawlSession {
   private async robotsFor(origin: string): Promise<RobotsRules> {
     let rules = this.robots.get(origin);
     if (!rules) {
-      rules = this.deps.limiter.schedule(new URL(origin).host, () => fetchRobots(this.deps.http, origin, { signal: this.signal, timeoutMs: this.deps.config.timeoutMs }), this.signal);
+      rules = this.deps.limiter.schedule(
+        new URL(origin).host,
+        () => fetchRobots(this.deps.http, origin, { signal: this.signal, timeoutMs: this.deps.config.timeoutMs }),
+        this.signal,
+      );
       this.robots.set(origin, rules);
       const loaded = await rules;
       const delay = loaded.crawlDelayMs(this.deps.http.userAgent);
@@ -508,7 +584,9 @@ class CrawlSession {
     const target = new URL(url);
     const robots = await this.robotsFor(target.origin);
     if (robots.status === 'unreachable') {
-      throw new CrawlAbort(`robots.txt of ${target.origin} is unreachable (HTTP ${robots.httpStatus ?? 'no response'}): not crawling it now (RFC 9309 §2.3.1.4)`);
+      throw new CrawlAbort(
+        `robots.txt of ${target.origin} is unreachable (HTTP ${robots.httpStatus ?? 'no response'}): not crawling it now (RFC 9309 §2.3.1.4)`,
+      );
     }
     if (!robots.isAllowed(target.href, this.deps.http.userAgent)) {
       if (optional) return { kind: 'http-error', status: ROBOTS_REFUSED, url: target.href };
@@ -516,13 +594,22 @@ class CrawlSession {
     }
     const previous = this.source.validators[target.href];
     const headers: Record<string, string> = {
-      Accept: allowHtml ? 'application/ai-catalog+json, application/json;q=0.9, text/html;q=0.5' : 'application/ai-catalog+json, application/json;q=0.9',
+      Accept: allowHtml
+        ? 'application/ai-catalog+json, application/json;q=0.9, text/html;q=0.5'
+        : 'application/ai-catalog+json, application/json;q=0.9',
     };
     if (previous?.etag) headers['If-None-Match'] = previous.etag;
     if (previous?.lastModified) headers['If-Modified-Since'] = previous.lastModified;
     const res = await this.deps.limiter.schedule(
       target.host,
-      () => this.deps.http.request({ url: target, headers, signal: this.signal, maxBytes: allowHtml ? Math.max(HTML_MAX_BYTES, this.deps.config.maxBytes) : this.deps.config.maxBytes, timeoutMs: this.deps.config.timeoutMs }),
+      () =>
+        this.deps.http.request({
+          url: target,
+          headers,
+          signal: this.signal,
+          maxBytes: allowHtml ? Math.max(HTML_MAX_BYTES, this.deps.config.maxBytes) : this.deps.config.maxBytes,
+          timeoutMs: this.deps.config.timeoutMs,
+        }),
       this.signal,
     );
     if (res.status === 304) return { kind: 'not-modified', status: 304, url: res.url, requested: target.href };
@@ -535,7 +622,16 @@ class CrawlSession {
       case 'invalid-json':
         throw new CrawlAbort(`${res.url} is not valid JSON: ${body.message}`, res.status);
       case 'json':
-        return { kind: 'json', status: res.status, url: res.url, requested: target.href, json: body.json, oversized: body.oversized, etag: res.headers.etag, lastModified: res.headers['last-modified'] };
+        return {
+          kind: 'json',
+          status: res.status,
+          url: res.url,
+          requested: target.href,
+          json: body.json,
+          oversized: body.oversized,
+          etag: res.headers.etag,
+          lastModified: res.headers['last-modified'],
+        };
       default:
         throw new Error(`unreachable: ${(body as { kind: string }).kind}`);
     }
@@ -553,15 +649,29 @@ class CrawlSession {
   // ---- storing ----
 
   private async store() {
-    const claimed = await liveClaimsOfOtherSources(this.deps.db, this.accepted.map((p) => p.entry.identifier), this.sourceId);
+    const claimed = await liveClaimsOfOtherSources(
+      this.deps.db,
+      this.accepted.map((p) => p.entry.identifier),
+      this.sourceId,
+    );
     const toWrite = this.accepted.filter((item) => {
       const other = claimed.get(item.entry.identifier);
       if (other === undefined) return true;
-      this.reject({ url: item.origin, index: -1, identifier: item.entry.identifier, reason: `identifier already listed by source ${other}; the first source to list it keeps it` });
+      this.reject({
+        url: item.origin,
+        index: -1,
+        identifier: item.entry.identifier,
+        reason: `identifier already listed by source ${other}; the first source to list it keeps it`,
+      });
       return false;
     });
     // Still listed but invalid (or claimed elsewhere) is not "gone": what was stored for it stays.
-    const keep = new Set<string>([...this.kept, ...this.seenIdentifiers, ...this.listedNotStored, ...toWrite.map((p) => p.entry.identifier)]);
+    const keep = new Set<string>([
+      ...this.kept,
+      ...this.seenIdentifiers,
+      ...this.listedNotStored,
+      ...toWrite.map((p) => p.entry.identifier),
+    ]);
     let removed: string[] = [];
     const counts = await writeEntries({ db: this.deps.db, embedder: this.deps.embedder }, toWrite, {
       onProgress: this.events.onEmbedProgress,
@@ -582,7 +692,8 @@ class CrawlSession {
   private reject(problem: RejectedEntry): void {
     this.rejectedCount++;
     const max = ENTRY_FIELD_LIMITS.identifier;
-    const identifier = problem.identifier !== null && problem.identifier.length > max ? `${problem.identifier.slice(0, max)}…` : problem.identifier;
+    const identifier =
+      problem.identifier !== null && problem.identifier.length > max ? `${problem.identifier.slice(0, max)}…` : problem.identifier;
     if (this.rejected.length < MAX_REPORTED_REJECTIONS) this.rejected.push({ ...problem, identifier });
   }
 

@@ -35,7 +35,16 @@ export function createWebCrawler(
   http: HttpClient = createCrawlHttpClient(deps.config),
 ): Crawler & { http: HttpClient; close(): Promise<void> } {
   const limiter = createHostLimiter({ minDelayMs: deps.config.crawl.hostDelayMs, maxConcurrentPerHost: 1 });
-  const crawler = createCrawler({ db: deps.db, embedder: deps.embedder, http, limiter, config: deps.config.crawl, logger: deps.logger, glossary: deps.glossary, binding: deps.config.trustBinding });
+  const crawler = createCrawler({
+    db: deps.db,
+    embedder: deps.embedder,
+    http,
+    limiter,
+    config: deps.config.crawl,
+    logger: deps.logger,
+    glossary: deps.glossary,
+    binding: deps.config.trustBinding,
+  });
   return {
     ...crawler,
     http,

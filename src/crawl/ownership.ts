@@ -6,7 +6,10 @@
 import { publisherOf } from '../catalog/catalog-entry';
 
 export function hostAuthority(url: string): string {
-  return new URL(url).hostname.toLowerCase().replace(/\.$/, '').replace(/^\[|\]$/g, '');
+  return new URL(url).hostname
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[|\]$/g, '');
 }
 
 /** Why `identifier` may not come from a document vouched for by `authorities`; null when it may. */

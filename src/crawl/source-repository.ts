@@ -77,7 +77,11 @@ export async function upsertSource(
 
 export async function getSource(db: Kysely<Database>, id: string): Promise<SourceRow | undefined> {
   if (!/^\d{1,18}$/.test(id)) return undefined;
-  return db.selectFrom('sources').selectAll().where('id', '=', id as never).executeTakeFirst();
+  return db
+    .selectFrom('sources')
+    .selectAll()
+    .where('id', '=', id as never)
+    .executeTakeFirst();
 }
 
 export async function listSources(db: Kysely<Database>): Promise<SourceRow[]> {
@@ -89,7 +93,10 @@ export async function deleteSource(db: Kysely<Database>, id: string): Promise<bo
   if (!/^\d{1,18}$/.test(id)) return false;
   return db.transaction().execute(async (trx) => {
     await tombstoneMissingFromSource(trx, id, new Set(), new Date());
-    const result = await trx.deleteFrom('sources').where('id', '=', id as never).executeTakeFirst();
+    const result = await trx
+      .deleteFrom('sources')
+      .where('id', '=', id as never)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   });
 }
@@ -152,5 +159,9 @@ export async function recordCrawl(db: Kysely<Database>, id: string, outcome: Cra
 }
 
 export async function releaseLease(db: Kysely<Database>, id: string): Promise<void> {
-  await db.updateTable('sources').set({ lease_until: null }).where('id', '=', id as never).execute();
+  await db
+    .updateTable('sources')
+    .set({ lease_until: null })
+    .where('id', '=', id as never)
+    .execute();
 }

@@ -39,7 +39,11 @@ export interface GlossRefreshResult {
  * doc vectors other models hold for them are deleted, and a model switch (model-switch.ts) fills them anew.
  * Records the glossary's version when done.
  */
-export async function refreshGlosses(db: Kysely<Database>, embedder: Embedder, options: GlossRefreshOptions = {}): Promise<GlossRefreshResult> {
+export async function refreshGlosses(
+  db: Kysely<Database>,
+  embedder: Embedder,
+  options: GlossRefreshOptions = {},
+): Promise<GlossRefreshResult> {
   const glossary = options.glossary ?? PRODUCT_GLOSSARY;
   if ((await getSetting(db, GLOSSARY_VERSION_SETTING)) === glossary.version) return { ran: false, completed: true, read: 0, changed: 0 };
   const batchSize = options.batchSize ?? 200;
@@ -98,13 +102,22 @@ async function rewrite(db: Kysely<Database>, embedder: Embedder, stale: StaleEnt
     if (rewritten.length > 0) {
       const ids = rewritten.map((r) => r.identifier);
       // Other models' doc vectors embed the old gloss: removed, so that a switch to that model re-embeds them.
-      await sql`DELETE FROM entry_vectors WHERE identifier = ANY(${ids}::text[]) AND field = 'doc' AND model <> ${embedder.id}`.execute(trx);
+      await sql`DELETE FROM entry_vectors WHERE identifier = ANY(${ids}::text[]) AND field = 'doc' AND model <> ${embedder.id}`.execute(
+        trx,
+      );
       const held = await sql<{ identifier: string }>`
-        SELECT identifier FROM entry_vectors WHERE identifier = ANY(${ids}::text[]) AND field = 'doc' AND model = ${embedder.id}`.execute(trx);
+        SELECT identifier FROM entry_vectors WHERE identifier = ANY(${ids}::text[]) AND field = 'doc' AND model = ${embedder.id}`.execute(
+        trx,
+      );
       // Only entries that had this model's doc vector get a new one: one without it is being embedded by
       // an ingest or a model switch, which embeds the current gloss.
       const had = new Set(held.rows.map((r) => r.identifier));
-      await storeVectors(trx, embedder.id, 'doc', rewritten.filter((r) => had.has(r.identifier)));
+      await storeVectors(
+        trx,
+        embedder.id,
+        'doc',
+        rewritten.filter((r) => had.has(r.identifier)),
+      );
     }
     return done.size;
   });

@@ -44,9 +44,15 @@ export function startIndexUpkeep(deps: IndexUpkeepDeps): IndexUpkeep {
     .catch((error: unknown) => logger.error({ err: error }, 'embedding tags failed; search ranks without those topic labels'));
   const glossesThenModel = refreshGlosses(db, embedder, { glossary, batchSize: deps.batchSize, onBatch: () => !stopping })
     .then((result) => {
-      if (result.changed > 0) logger.info({ changed: result.changed, read: result.read, glossary: glossary.version }, 'rewrote the product glossary of the entries whose gloss changed');
+      if (result.changed > 0)
+        logger.info(
+          { changed: result.changed, read: result.read, glossary: glossary.version },
+          'rewrote the product glossary of the entries whose gloss changed',
+        );
     })
-    .catch((error: unknown) => logger.error({ err: error }, 'refreshing the product glossary failed; entries keep their previous glosses until the next start'))
+    .catch((error: unknown) =>
+      logger.error({ err: error }, 'refreshing the product glossary failed; entries keep their previous glosses until the next start'),
+    )
     .then(() => (models && !stopping ? switchModel(models, logger, deps.batchSize) : undefined));
   return {
     done: Promise.all([tags, glossesThenModel]).then(() => undefined),
@@ -60,7 +66,10 @@ export function startIndexUpkeep(deps: IndexUpkeepDeps): IndexUpkeep {
 async function switchModel(models: EmbeddingModels, logger: Logger, batchSize: number | undefined): Promise<void> {
   const active = (await models.refresh()).id;
   if (active === models.goalId()) return;
-  logger.info({ from: active, to: models.goalId() }, 're-embedding the index in the background; search keeps the current model until it is complete');
+  logger.info(
+    { from: active, to: models.goalId() },
+    're-embedding the index in the background; search keeps the current model until it is complete',
+  );
   try {
     const switched = await models.reembed({ batchSize, onBatch: (done) => logger.debug({ done }, 're-embedding progress') });
     if (switched) logger.info({ model: models.goalId() }, 'embedding model switched');

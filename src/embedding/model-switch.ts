@@ -100,12 +100,21 @@ export class EmbeddingModels {
       const batch = await entriesMissingVectors(this.db, target.id, batchSize);
       if (batch.length === 0) break;
       const texts = batch.map((b) => entryEmbeddingTexts(b.entry, b.gloss));
-      await deleteVectors(this.db, target.id, batch.map((b) => b.identifier));
+      await deleteVectors(
+        this.db,
+        target.id,
+        batch.map((b) => b.identifier),
+      );
       for (const field of ENTRY_VECTOR_FIELDS) {
         const rows = batch.map((b, i) => ({ identifier: b.identifier, text: texts[i][field] })).filter((r) => r.text.trim() !== '');
         if (rows.length === 0) continue;
         const vectors = await target.embed(rows.map((r) => r.text));
-        await storeVectors(this.db, target.id, field, rows.map((r, i) => ({ identifier: r.identifier, vector: vectors[i] })));
+        await storeVectors(
+          this.db,
+          target.id,
+          field,
+          rows.map((r, i) => ({ identifier: r.identifier, vector: vectors[i] })),
+        );
       }
       done += batch.length;
       if (options.onBatch?.(done) === false) return false;
@@ -118,7 +127,11 @@ export class EmbeddingModels {
 }
 
 /** Live entries without a 'doc' vector of `model` (every entry has a doc text, so it marks completeness). */
-export async function entriesMissingVectors(db: Kysely<Database>, model: string, limit: number): Promise<Array<{ identifier: string; entry: CatalogEntry; gloss: string }>> {
+export async function entriesMissingVectors(
+  db: Kysely<Database>,
+  model: string,
+  limit: number,
+): Promise<Array<{ identifier: string; entry: CatalogEntry; gloss: string }>> {
   const rows = await sql<{ identifier: string; entry: CatalogEntry; gloss: string }>`
     SELECT e.identifier, e.entry, e.gloss FROM entries e
     WHERE e.deleted_at IS NULL
@@ -132,7 +145,10 @@ export const HNSW_INDEX_OPTIONS = 'm = 24, ef_construction = 128';
 
 /** A partial HNSW index per (model, field), on the expression search orders by. */
 async function ensureVectorIndex(db: Kysely<Database>, model: Embedder): Promise<void> {
-  const safe = model.id.toLowerCase().replace(/[^a-z0-9]+/g, '_').slice(0, 40);
+  const safe = model.id
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .slice(0, 40);
   for (const field of ENTRY_VECTOR_FIELDS) {
     await sql`CREATE INDEX IF NOT EXISTS ${sql.raw(`entry_vectors_${safe}_${field}_hnsw`)} ON entry_vectors
       USING hnsw ((embedding::vector(${sql.raw(String(model.dimensions))})) vector_cosine_ops) WITH (${sql.raw(HNSW_INDEX_OPTIONS)})

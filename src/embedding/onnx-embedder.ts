@@ -38,7 +38,9 @@ export async function loadOnnxEmbedder(modelDir: string, loader: ModuleLoader = 
   try {
     extractor = await transformers.pipeline('feature-extraction', path.basename(dir), { local_files_only: true });
   } catch (error) {
-    throw new EmbedderUnavailableError(`cannot load the ONNX sentence-embedding model in ${dir}: ${(error as Error).message}`, { cause: error });
+    throw new EmbedderUnavailableError(`cannot load the ONNX sentence-embedding model in ${dir}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const embed = async (texts: string[]) => {
     const out: number[][] = [];

@@ -65,14 +65,23 @@ export function readPrebuiltVectors(file: string, model: Pick<Embedder, 'id' | '
 }
 
 /** Writes `vectors` (text -> vector of `model`) in the format readPrebuiltVectors reads. */
-export function writePrebuiltVectors(file: string, model: Pick<Embedder, 'id' | 'dimensions'>, vectors: ReadonlyMap<string, readonly number[]>): void {
-  const header = Buffer.from(JSON.stringify({ magic: MAGIC, modelId: model.id, dimensions: model.dimensions, count: vectors.size }), 'utf8');
+export function writePrebuiltVectors(
+  file: string,
+  model: Pick<Embedder, 'id' | 'dimensions'>,
+  vectors: ReadonlyMap<string, readonly number[]>,
+): void {
+  const header = Buffer.from(
+    JSON.stringify({ magic: MAGIC, modelId: model.id, dimensions: model.dimensions, count: vectors.size }),
+    'utf8',
+  );
   const record = KEY_BYTES + 4 * model.dimensions;
   const out = Buffer.alloc(4 + header.length + record * vectors.size);
   out.writeUInt32LE(header.length, 0);
   header.copy(out, 4);
   // Sorted by key: the file's bytes depend only on its content, so a rebuild that changes nothing is no diff.
-  const rows = [...vectors].map(([text, vector]) => ({ key: prebuiltVectorKey(model.id, text), vector })).sort((a, b) => a.key.localeCompare(b.key));
+  const rows = [...vectors]
+    .map(([text, vector]) => ({ key: prebuiltVectorKey(model.id, text), vector }))
+    .sort((a, b) => a.key.localeCompare(b.key));
   rows.forEach(({ key, vector }, i) => {
     if (vector.length !== model.dimensions) throw new Error(`a vector of ${vector.length} dimensions; the model has ${model.dimensions}`);
     const at = 4 + header.length + i * record;
@@ -83,7 +92,10 @@ export function writePrebuiltVectors(file: string, model: Pick<Embedder, 'id' | 
 }
 
 /** `embedder` answering from `prebuilt` where it can: only the texts the file lacks reach the model. */
-export function withPrebuiltVectors(embedder: Embedder, prebuilt: PrebuiltVectors | null): Embedder & { readonly hits: number; readonly misses: number } {
+export function withPrebuiltVectors(
+  embedder: Embedder,
+  prebuilt: PrebuiltVectors | null,
+): Embedder & { readonly hits: number; readonly misses: number } {
   let hits = 0;
   let misses = 0;
   return {

@@ -142,7 +142,8 @@ async function onnxEngine(loader: ModuleLoader, itemTimeoutMs: number): Promise<
     model = await UseLiteOnnx.load(loader, itemTimeoutMs);
   } catch (error) {
     throw new EmbedderUnavailableError(
-      `the bundled model cannot run on ${ONNX_RUNTIME_PACKAGE}: ${(error as Error).message}; ` + `reinstall the registry's packages (npm ci) or set EMBEDDING_RUNTIME=tfjs`,
+      `the bundled model cannot run on ${ONNX_RUNTIME_PACKAGE}: ${(error as Error).message}; ` +
+        `reinstall the registry's packages (npm ci) or set EMBEDDING_RUNTIME=tfjs`,
       { cause: error },
     );
   }
@@ -158,7 +159,12 @@ export class UseLiteEmbedder implements Embedder {
 
   private load(): Promise<Engine> {
     if (!this.engine) {
-      const { runtime = 'auto', thread = 'worker', loader = requirePackage, itemTimeoutMs = DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS } = this.options;
+      const {
+        runtime = 'auto',
+        thread = 'worker',
+        loader = requirePackage,
+        itemTimeoutMs = DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS,
+      } = this.options;
       if (runtime === 'tfjs') this.engine = Promise.resolve(tfjsEngine(thread, itemTimeoutMs));
       else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader, itemTimeoutMs);
       else {

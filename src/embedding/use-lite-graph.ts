@@ -111,11 +111,17 @@ export function useLiteOnnxModel(weights: ReadonlyMap<string, Weight>): Buffer {
 
   const epsilon = scalar(`${STACK}Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`);
   const layerNorm = (x: string, prefix: string): string =>
-    one('LayerNormalization', [x, weight(`${prefix}layer_norm/layer_norm_scale/ConcatPartitions/concat`), weight(`${prefix}layer_norm/layer_norm_bias/ConcatPartitions/concat`)], [
-      intAttribute('axis', -1),
-      floatAttribute('epsilon', epsilon),
-    ]);
-  const dense = (x: string, kernel: string, bias: string, dims?: number[]): string => one('Add', [one('MatMul', [x, weight(kernel, dims)]), weight(bias)]);
+    one(
+      'LayerNormalization',
+      [
+        x,
+        weight(`${prefix}layer_norm/layer_norm_scale/ConcatPartitions/concat`),
+        weight(`${prefix}layer_norm/layer_norm_bias/ConcatPartitions/concat`),
+      ],
+      [intAttribute('axis', -1), floatAttribute('epsilon', epsilon)],
+    );
+  const dense = (x: string, kernel: string, bias: string, dims?: number[]): string =>
+    one('Add', [one('MatMul', [x, weight(kernel, dims)]), weight(bias)]);
 
   const attention = (x: string, layer: number): string => {
     const params = `${KONA}Layer_${layer}/TransformerLayer/MultiheadAttention/`;
@@ -125,7 +131,10 @@ export function useLiteOnnxModel(weights: ReadonlyMap<string, Weight>): Buffer {
     const inner = innerTimesThree / 3;
     const depth = scalar(`${stack}split_heads/split_last_dimension/Reshape/shape/3`);
     const heads = inner / depth;
-    const qkv = dense(x, `${kernels}qkv_transform_single/kernel/part_0`, `${params}qkv_transform_single/bias/ConcatPartitions/concat`, [width, innerTimesThree]);
+    const qkv = dense(x, `${kernels}qkv_transform_single/kernel/part_0`, `${params}qkv_transform_single/bias/ConcatPartitions/concat`, [
+      width,
+      innerTimesThree,
+    ]);
     const [q, k, v] = op('Split', [qkv, constant([inner, inner, inner], 'int64')], [intAttribute('axis', 1)], 3);
     const headShape = constant([-1, heads, depth], 'int64');
     // [T, inner] → [heads, T, depth] (k: [heads, depth, T], ready for q·kᵀ).
@@ -135,13 +144,24 @@ export function useLiteOnnxModel(weights: ReadonlyMap<string, Weight>): Buffer {
     const context = one('MatMul', [weightsOf, split(v, [1, 0, 2])]);
     const merged = one('Reshape', [one('Transpose', [context], [intsAttribute('perm', [1, 0, 2])]), constant([-1, inner], 'int64')]);
     const [, , , outWidth] = (weights.get(`${kernels}output_transform_single/kernel/part_0`) as Weight).shape;
-    return dense(merged, `${kernels}output_transform_single/kernel/part_0`, `${params}output_transform_single/bias/ConcatPartitions/concat`, [inner, outWidth]);
+    return dense(
+      merged,
+      `${kernels}output_transform_single/kernel/part_0`,
+      `${params}output_transform_single/bias/ConcatPartitions/concat`,
+      [inner, outWidth],
+    );
   };
 
   const feedForward = (x: string, layer: number): string => {
     const params = `${KONA}Layer_${layer}/TransformerLayer/FFN/`;
     const stack = `${STACK}Layer_${layer}/TransformerLayer/FFN/`;
-    const hidden = one('Relu', [dense(layerNorm(x, `${params}layer_prepostprocess/`), `${stack}conv1/Tensordot/Reshape_1`, `${params}conv1/bias/ConcatPartitions/concat`)]);
+    const hidden = one('Relu', [
+      dense(
+        layerNorm(x, `${params}layer_prepostprocess/`),
+        `${stack}conv1/Tensordot/Reshape_1`,
+        `${params}conv1/bias/ConcatPartitions/concat`,
+      ),
+    ]);
     return one('Add', [x, dense(hidden, `${stack}conv2/Tensordot/Reshape_1`, `${params}conv2/bias/ConcatPartitions/concat`)]);
   };
 

@@ -57,14 +57,16 @@ async function loadTokenizer(dir: string, itemTimeoutMs: number): Promise<Tokeni
   const { EmbeddingsModel } = (await import('@energetic-ai/embeddings')) as unknown as {
     EmbeddingsModel: new (data: { vocabulary: unknown; model: null }) => { tokenizer: { encode(text: string): number[] } };
   };
-  const local = new EmbeddingsModel({ vocabulary: JSON.parse(fs.readFileSync(path.join(dir, 'vocab.json'), 'utf8')), model: null }).tokenizer;
+  const local = new EmbeddingsModel({ vocabulary: JSON.parse(fs.readFileSync(path.join(dir, 'vocab.json'), 'utf8')), model: null })
+    .tokenizer;
   const thread = new ThreadWorker(
     TOKENIZER_SOURCE,
     { embeddings: require.resolve('@energetic-ai/embeddings'), vocabulary: path.join(dir, 'vocab.json') },
     'the USE-lite tokenizer',
   );
   return {
-    encode: async (text) => (text.length <= TOKENIZE_IN_PLACE_CHARACTERS ? local.encode(text) : thread.request<number[]>(text, itemTimeoutMs)),
+    encode: async (text) =>
+      text.length <= TOKENIZE_IN_PLACE_CHARACTERS ? local.encode(text) : thread.request<number[]>(text, itemTimeoutMs),
     close: () => thread.close(),
   };
 }
@@ -133,7 +135,8 @@ export class UseLiteOnnx {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const job of this.jobs.splice(0)) job.reject(new EmbedderClosedError('the USE-lite ONNX session was closed before this embedding finished'));
+    for (const job of this.jobs.splice(0))
+      job.reject(new EmbedderClosedError('the USE-lite ONNX session was closed before this embedding finished'));
     await this.idle;
     await this.tokenizer.close();
     await this.session.release();
@@ -172,8 +175,16 @@ export class UseLiteOnnx {
     // Only the empty string has no tokens, and the embedder sends ' ' for it (as to TF.js).
     if (ids.length === 0) throw new Error('USE-lite: a text with no tokens cannot be embedded');
     const out = await this.session.run({
-      ids: new this.ort.Tensor('int64', BigInt64Array.from(ids, (id) => BigInt(id)), [ids.length]),
-      positions: new this.ort.Tensor('float32', Float32Array.from(ids, (_, i) => i), [ids.length, 1]),
+      ids: new this.ort.Tensor(
+        'int64',
+        BigInt64Array.from(ids, (id) => BigInt(id)),
+        [ids.length],
+      ),
+      positions: new this.ort.Tensor(
+        'float32',
+        Float32Array.from(ids, (_, i) => i),
+        [ids.length, 1],
+      ),
     });
     return Array.from(out.embedding.data);
   }

@@ -7,7 +7,15 @@
 // While the trial is in flight, other searches skip the peer (`circuit_open`) instead of queueing
 // behind the trial as cockatiel would: a trial to a dead peer lasts the whole budget, and a search
 // that waited for it would have no time left for its own call.
-import { circuitBreaker, BrokenCircuitError, CircuitState, ConsecutiveBreaker, handleWhen, IsolatedCircuitError, type CircuitBreakerPolicy } from 'cockatiel';
+import {
+  circuitBreaker,
+  BrokenCircuitError,
+  CircuitState,
+  ConsecutiveBreaker,
+  handleWhen,
+  IsolatedCircuitError,
+  type CircuitBreakerPolicy,
+} from 'cockatiel';
 
 export type PeerCircuitState = 'closed' | 'open' | 'half-open';
 
@@ -31,11 +39,13 @@ export class CircuitBreakers {
   /** Runs `call` through the circuit of `key`; CircuitOpenError when the circuit skips it. */
   async execute<T>(key: string, call: () => Promise<T>): Promise<T> {
     const circuit = this.circuitOf(key);
-    if (circuit.state === CircuitState.HalfOpen || circuit.state === CircuitState.Isolated) throw new CircuitOpenError(`circuit of ${key} is ${this.state(key)}`);
+    if (circuit.state === CircuitState.HalfOpen || circuit.state === CircuitState.Isolated)
+      throw new CircuitOpenError(`circuit of ${key} is ${this.state(key)}`);
     try {
       return await circuit.execute(call);
     } catch (error) {
-      if (error instanceof BrokenCircuitError || error instanceof IsolatedCircuitError) throw new CircuitOpenError(`circuit of ${key} is open`, { cause: error });
+      if (error instanceof BrokenCircuitError || error instanceof IsolatedCircuitError)
+        throw new CircuitOpenError(`circuit of ${key} is open`, { cause: error });
       throw error;
     }
   }

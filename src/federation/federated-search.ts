@@ -167,11 +167,16 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
       federation: input.hop.hopsLeft > 1 ? 'auto' : 'none',
     };
     const call = (peer: Peer, token: string | undefined) =>
-      callPeer(deps, peer, { ...request, ...(token ? { pageToken: token } : {}) }, {
-        headers: federationHeaders(input.hop.hopsLeft - 1, visited, timeLeft()),
-        timeoutMs: timeLeft(),
-        signal: controller.signal,
-      });
+      callPeer(
+        deps,
+        peer,
+        { ...request, ...(token ? { pageToken: token } : {}) },
+        {
+          headers: federationHeaders(input.hop.hopsLeft - 1, visited, timeLeft()),
+          timeoutMs: timeLeft(),
+          signal: controller.signal,
+        },
+      );
     const resolveContext: ResolveContext = {
       db: deps.db,
       publicUrl: deps.publicUrl,
@@ -206,7 +211,10 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
     }
     const maps = new Map<string, ScoreMap>();
     for (const f of answered) {
-      const map = f.cursor.c.length > 0 && localKnots ? { from: f.cursor.c, to: localKnots } : scoreMap(federation.peerScores(f.peer.baseUrl), federation.localScores);
+      const map =
+        f.cursor.c.length > 0 && localKnots
+          ? { from: f.cursor.c, to: localKnots }
+          : scoreMap(federation.peerScores(f.peer.baseUrl), federation.localScores);
       localKnots ??= map.to;
       maps.set(f.peer.baseUrl, map);
     }
@@ -233,7 +241,9 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
     const hashes = [...(state?.h ?? []), ...fused.newPeerHashes];
     const failedOnLaterPage = decoded ? cursors.filter((c) => !answered.some((a) => a.peer === c.peer)).map((c) => c.cursor) : [];
     let peerState = [
-      ...answered.map((f) => advance(f, fused.consumed.get(f.peer.baseUrl) ?? 0, fused.lastScores.get(f.peer.baseUrl) ?? 100, maps.get(f.peer.baseUrl)!)),
+      ...answered.map((f) =>
+        advance(f, fused.consumed.get(f.peer.baseUrl) ?? 0, fused.lastScores.get(f.peer.baseUrl) ?? 100, maps.get(f.peer.baseUrl)!),
+      ),
       ...failedOnLaterPage,
     ].filter((c): c is PeerCursor => c !== null);
     if (hashes.length > MAX_REMEMBERED_PEER_RESULTS) peerState = [];
@@ -319,7 +329,9 @@ function toFusionList(deps: FederatedSearchDeps, f: PeerFetch, map: ScoreMap): F
     running = Math.min(running, calibrated);
     // A dropped result stays in the list as a placeholder (consumed, never shown): positions in the
     // peer's pages must not shift for the page token.
-    return r.entry ? { entry: r.entry, score: running, source: r.source } : { entry: { identifier: '' }, score: running, source: r.source, dropped: true };
+    return r.entry
+      ? { entry: r.entry, score: running, source: r.source }
+      : { entry: { identifier: '' }, score: running, source: r.source, dropped: true };
   });
   if (misordered > 0) tolerate(deps, f.peer.baseUrl, 'misordered_score', misordered);
   return {
@@ -346,7 +358,7 @@ function advance(f: PeerFetch, consumed: number, lastScore: number, map: ScoreMa
 function tolerate(deps: FederatedSearchDeps, peer: string, kind: (typeof TOLERATED_KINDS)[number], n: number): void {
   deps.federation.metrics.countTolerated(peer, kind, n);
   if (deps.federation.metrics.firstSeen(peer, `tolerated ${kind}`)) {
-    deps.logger.info({ peer, kind }, "peer answer departs from the schema; tolerated (logged once per peer and kind, counted in /metrics)");
+    deps.logger.info({ peer, kind }, 'peer answer departs from the schema; tolerated (logged once per peer and kind, counted in /metrics)');
   }
 }
 
@@ -373,7 +385,11 @@ async function callPeer(
     for (const kind of TOLERATED_KINDS) if (answer.tolerated[kind]) tolerate(deps, key, kind, answer.tolerated[kind]);
     for (const d of answer.dropped) {
       metrics.countDropped(key, d.reason);
-      if (metrics.firstSeen(key, `drop ${d.reason}`)) deps.logger.warn({ peer: key, reason: d.reason, identifier: d.identifier, detail: d.detail }, 'peer search result dropped (logged once per peer and reason)');
+      if (metrics.firstSeen(key, `drop ${d.reason}`))
+        deps.logger.warn(
+          { peer: key, reason: d.reason, identifier: d.identifier, detail: d.detail },
+          'peer search result dropped (logged once per peer and reason)',
+        );
     }
     return answer;
   } catch (err) {
@@ -400,7 +416,9 @@ function readState(x: unknown): FederatedState {
     Array.isArray(s.p) &&
     Array.isArray(s.h) &&
     Array.isArray(s.l) &&
-    s.p.every((c) => !!c && typeof c.u === 'string' && typeof c.s === 'number' && typeof c.m === 'number' && isScoreMap({ from: c.c, to: s.l }));
+    s.p.every(
+      (c) => !!c && typeof c.u === 'string' && typeof c.s === 'number' && typeof c.m === 'number' && isScoreMap({ from: c.c, to: s.l }),
+    );
   if (!valid) throw new InvalidArgumentError('pageToken is invalid: it does not continue a federated search');
   return { p: s.p!, h: s.h!, l: s.l! };
 }

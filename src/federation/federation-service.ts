@@ -31,7 +31,10 @@ export interface Federation {
 export const RECORDED_QUERIES = 1000;
 
 export function createFederation(
-  config: Pick<RegistryConfig, 'federationMaxConcurrency' | 'federationBreakerThreshold' | 'federationBreakerCooldownMs' | 'crawlAllowPrivate'>,
+  config: Pick<
+    RegistryConfig,
+    'federationMaxConcurrency' | 'federationBreakerThreshold' | 'federationBreakerCooldownMs' | 'crawlAllowPrivate'
+  >,
 ): Federation {
   partialEntryValidator();
   const clients = createPeerClients({ maxConcurrency: config.federationMaxConcurrency, allowPrivateDiscovered: config.crawlAllowPrivate });

@@ -4,16 +4,17 @@
 // `snapshot()` to /metrics (plain numbers, no prom-client dependency here).
 import { DROP_REASONS, TOLERATED_KINDS, type DropReason, type ToleratedKind } from './peer-response';
 
-export type PeerOutcome =
-  | 'ok'
-  | 'timeout'
-  | 'network'
-  | 'http_status'
-  | 'invalid_response'
-  | 'too_large'
-  | 'circuit_open';
+export type PeerOutcome = 'ok' | 'timeout' | 'network' | 'http_status' | 'invalid_response' | 'too_large' | 'circuit_open';
 
-export const PEER_OUTCOMES: readonly PeerOutcome[] = ['ok', 'timeout', 'network', 'http_status', 'invalid_response', 'too_large', 'circuit_open'];
+export const PEER_OUTCOMES: readonly PeerOutcome[] = [
+  'ok',
+  'timeout',
+  'network',
+  'http_status',
+  'invalid_response',
+  'too_large',
+  'circuit_open',
+];
 
 /** How a peer's result was resolved before the merge. */
 export const RESOLUTIONS = ['completed', 'completion_failed', 'served_locally', 'source_replaced'] as const;
@@ -95,7 +96,13 @@ export class FederationMetrics {
   snapshot(): FederationMetricsSnapshot {
     const peers: Record<string, PeerCounters> = {};
     for (const [key, c] of this.peers) {
-      peers[key] = { ...c, outcomes: { ...c.outcomes }, dropped: { ...c.dropped }, tolerated: { ...c.tolerated }, resolutions: { ...c.resolutions } };
+      peers[key] = {
+        ...c,
+        outcomes: { ...c.outcomes },
+        dropped: { ...c.dropped },
+        tolerated: { ...c.tolerated },
+        resolutions: { ...c.resolutions },
+      };
     }
     return { fanouts: this.fanouts, loopsAnsweredLocally: this.loops, peers };
   }

@@ -90,7 +90,8 @@ export async function searchPeer(
   try {
     return readPeerAnswer(res.json);
   } catch (err) {
-    if (err instanceof InvalidPeerResponseError) throw new PeerSearchError('invalid_response', `peer ${peer.baseUrl}: ${err.message}`, 200, { cause: err });
+    if (err instanceof InvalidPeerResponseError)
+      throw new PeerSearchError('invalid_response', `peer ${peer.baseUrl}: ${err.message}`, 200, { cause: err });
     throw err;
   }
 }
@@ -120,7 +121,8 @@ export async function retrievePeerEntry(
 }
 
 function toPeerSearchError(err: unknown, peer: Peer): PeerSearchError {
-  if (!(err instanceof OutboundError)) return new PeerSearchError('network', `peer ${peer.baseUrl}: ${String(err)}`, undefined, { cause: err });
+  if (!(err instanceof OutboundError))
+    return new PeerSearchError('network', `peer ${peer.baseUrl}: ${String(err)}`, undefined, { cause: err });
   switch (err.code) {
     case 'TIMEOUT':
     case 'ABORTED':

@@ -73,7 +73,15 @@ export async function discoveredPeers(db: Kysely<Database>): Promise<Peer[]> {
   const peers: Peer[] = [];
   for (const registry of await listKnownRegistries(db)) {
     const baseUrl = registry.url ? normalisePeerBase(registry.url) : null;
-    if (baseUrl) peers.push({ baseUrl, identifier: registry.identifier, displayName: registry.displayName, type: registry.type, configured: false, text: registry.text });
+    if (baseUrl)
+      peers.push({
+        baseUrl,
+        identifier: registry.identifier,
+        displayName: registry.displayName,
+        type: registry.type,
+        configured: false,
+        text: registry.text,
+      });
   }
   return peers;
 }

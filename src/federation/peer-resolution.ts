@@ -47,8 +47,16 @@ export interface ResolveContext {
  * Resolves `items` of `peer`'s answer in order. Only the first `completeUpTo` partial results are
  * completed (the rest cannot reach this page).
  */
-export async function resolvePeerResults(ctx: ResolveContext, peer: Peer, items: readonly PeerResult[], completeUpTo: number): Promise<ResolvedResult[]> {
-  const held = await getLiveEntries(ctx.db, items.map((i) => i.entry.identifier));
+export async function resolvePeerResults(
+  ctx: ResolveContext,
+  peer: Peer,
+  items: readonly PeerResult[],
+  completeUpTo: number,
+): Promise<ResolvedResult[]> {
+  const held = await getLiveEntries(
+    ctx.db,
+    items.map((i) => i.entry.identifier),
+  );
   const self = normalisePeerBase(ctx.publicUrl);
   const key = peer.baseUrl;
   let replaced = 0;
@@ -85,7 +93,11 @@ async function completeResult(ctx: ResolveContext, peer: Peer, item: PeerResult,
       full = await retrievePeerEntry(ctx.clients.forPeer(peer), peer, id, { timeoutMs, signal: ctx.signal });
     } catch (err) {
       if (!(err instanceof PeerSearchError)) throw err;
-      if (ctx.metrics.firstSeen(key, `completion ${err.outcome}`)) ctx.logger.warn({ peer: key, outcome: err.outcome, err: err.message }, 'peer entry could not be retrieved; the result keeps the v0.91 shape');
+      if (ctx.metrics.firstSeen(key, `completion ${err.outcome}`))
+        ctx.logger.warn(
+          { peer: key, outcome: err.outcome, err: err.message },
+          'peer entry could not be retrieved; the result keeps the v0.91 shape',
+        );
     }
   }
   if (!full) {
@@ -93,12 +105,16 @@ async function completeResult(ctx: ResolveContext, peer: Peer, item: PeerResult,
     return;
   }
   const { score: _s, source: _src, ...entry } = full;
-  const checked = entry.identifier === id ? checkPeerEntry(entry) : `GET /agents answered for identifier '${String(entry.identifier).slice(0, 200)}'`;
+  const checked =
+    entry.identifier === id ? checkPeerEntry(entry) : `GET /agents answered for identifier '${String(entry.identifier).slice(0, 200)}'`;
   if (typeof checked === 'string' || !checked.complete) {
     into.entry = null;
     ctx.metrics.countDropped(key, 'completion_invalid');
     if (ctx.metrics.firstSeen(key, 'drop completion_invalid')) {
-      ctx.logger.warn({ peer: key, identifier: id, reason: typeof checked === 'string' ? checked : 'incomplete entry' }, "peer's complete entry fails this registry's catalog schema; result dropped");
+      ctx.logger.warn(
+        { peer: key, identifier: id, reason: typeof checked === 'string' ? checked : 'incomplete entry' },
+        "peer's complete entry fails this registry's catalog schema; result dropped",
+      );
     }
     return;
   }

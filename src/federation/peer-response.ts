@@ -31,11 +31,26 @@ export interface PeerResult {
 }
 
 /** What was tolerated in a peer's answer, by kind. */
-export const TOLERATED_KINDS = ['unknown_top_level_field', 'null_page_token', 'invalid_page_token', 'null_field', 'missing_score', 'score_out_of_range', 'misordered_score'] as const;
+export const TOLERATED_KINDS = [
+  'unknown_top_level_field',
+  'null_page_token',
+  'invalid_page_token',
+  'null_field',
+  'missing_score',
+  'score_out_of_range',
+  'misordered_score',
+] as const;
 export type ToleratedKind = (typeof TOLERATED_KINDS)[number];
 
 /** Why a peer's result was dropped. */
-export const DROP_REASONS = ['not_an_object', 'invalid_identifier', 'fails_catalog_schema', 'unbound_trust_identity', 'duplicate', 'completion_invalid'] as const;
+export const DROP_REASONS = [
+  'not_an_object',
+  'invalid_identifier',
+  'fails_catalog_schema',
+  'unbound_trust_identity',
+  'duplicate',
+  'completion_invalid',
+] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 
 export interface DroppedResult {
@@ -67,7 +82,9 @@ let partialValidator: ValidateFunction | null = null;
  */
 export function partialEntryValidator(): ValidateFunction {
   if (partialValidator) return partialValidator;
-  const schema = JSON.parse(fs.readFileSync(CATALOG_SCHEMA_PATH, 'utf8')) as { $defs: { catalogEntry: { properties: Record<string, unknown> } } };
+  const schema = JSON.parse(fs.readFileSync(CATALOG_SCHEMA_PATH, 'utf8')) as {
+    $defs: { catalogEntry: { properties: Record<string, unknown> } };
+  };
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   addFormats(ajv);
   ajv.addSchema(schema, 'ai-catalog');
@@ -87,7 +104,8 @@ function count(tolerated: PeerAnswer['tolerated'], kind: ToleratedKind, n = 1): 
 
 /** Reads a peer's POST /search answer (any of the v0.9, OpenAPI 0.5.0 and v0.91 shapes). */
 export function readPeerAnswer(json: unknown): PeerAnswer {
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new InvalidPeerResponseError('not a SearchResponse: the answer is not a JSON object');
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    throw new InvalidPeerResponseError('not a SearchResponse: the answer is not a JSON object');
   const body = json as Record<string, unknown>;
   if (!Array.isArray(body.results)) throw new InvalidPeerResponseError('not a SearchResponse: results is missing or not an array');
   const tolerated: PeerAnswer['tolerated'] = {};
@@ -106,7 +124,11 @@ export function readPeerAnswer(json: unknown): PeerAnswer {
     if ('reason' in read) {
       dropped.push(read);
     } else if (seen.has(read.entry.identifier)) {
-      dropped.push({ reason: 'duplicate', identifier: read.entry.identifier, detail: 'identifier already sent earlier in the same answer' });
+      dropped.push({
+        reason: 'duplicate',
+        identifier: read.entry.identifier,
+        detail: 'identifier already sent earlier in the same answer',
+      });
     } else {
       seen.add(read.entry.identifier);
       results.push(read);
@@ -116,10 +138,15 @@ export function readPeerAnswer(json: unknown): PeerAnswer {
 }
 
 function readResult(raw: unknown, tolerated: PeerAnswer['tolerated']): PeerResult | DroppedResult {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { reason: 'not_an_object', identifier: null, detail: 'result is not a JSON object' };
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    return { reason: 'not_an_object', identifier: null, detail: 'result is not a JSON object' };
   const item = raw as Record<string, unknown>;
   if (typeof item.identifier !== 'string' || !isValidIdentifier(item.identifier)) {
-    return { reason: 'invalid_identifier', identifier: typeof item.identifier === 'string' ? item.identifier.slice(0, 200) : null, detail: 'identifier is missing or not an ARD URN (ARD Appendix C)' };
+    return {
+      reason: 'invalid_identifier',
+      identifier: typeof item.identifier === 'string' ? item.identifier.slice(0, 200) : null,
+      detail: 'identifier is missing or not an ARD URN (ARD Appendix C)',
+    };
   }
   const entry: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(item)) {

@@ -100,6 +100,8 @@ export function calibrate(map: ScoreMap, s: number): number {
 /** A map is usable when both rows have CALIBRATION_KNOTS finite, non-decreasing numbers (a page token's). */
 export function isScoreMap(x: unknown): x is ScoreMap {
   const row = (r: unknown) =>
-    Array.isArray(r) && r.length === CALIBRATION_KNOTS && r.every((v, i) => typeof v === 'number' && Number.isFinite(v) && (i === 0 || v >= (r[i - 1] as number)));
+    Array.isArray(r) &&
+    r.length === CALIBRATION_KNOTS &&
+    r.every((v, i) => typeof v === 'number' && Number.isFinite(v) && (i === 0 || v >= (r[i - 1] as number)));
   return !!x && typeof x === 'object' && row((x as ScoreMap).from) && row((x as ScoreMap).to);
 }

@@ -46,11 +46,21 @@ export function createAdminRouter(ctx: AppContext): express.Router {
 
   router.post('/manifests', async (req: Request, res: Response) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    if (typeof body.origin !== 'string' || body.origin.length === 0 || body.origin.length > 2048 || typeof body.manifest !== 'object' || body.manifest === null) {
+    if (
+      typeof body.origin !== 'string' ||
+      body.origin.length === 0 ||
+      body.origin.length > 2048 ||
+      typeof body.manifest !== 'object' ||
+      body.manifest === null
+    ) {
       throw new InvalidArgumentError('body must be {origin: string (e.g. "file:catalog.json"), manifest: an ai-catalog manifest object}');
     }
     try {
-      const { accepted: _accepted, ...report } = await ingestManifest({ db: ctx.db, embedder: ctx.embedder, glossary: ctx.glossary, binding: ctx.config.trustBinding }, body.manifest, { origin: body.origin });
+      const { accepted: _accepted, ...report } = await ingestManifest(
+        { db: ctx.db, embedder: ctx.embedder, glossary: ctx.glossary, binding: ctx.config.trustBinding },
+        body.manifest,
+        { origin: body.origin },
+      );
       res.json(report);
     } catch (error) {
       if (error instanceof ManifestInvalidError) throw new InvalidArgumentError(error.message, { cause: error });
@@ -62,7 +72,8 @@ export function createAdminRouter(ctx: AppContext): express.Router {
     const body = req.body as unknown;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InvalidArgumentError(SOURCE_BODY);
     const unknown = Object.keys(body).find((key) => !SOURCE_FIELDS.has(key));
-    if (unknown !== undefined) throw new InvalidArgumentError(`the request body has an unknown field '${unknown.slice(0, 64)}'; ${SOURCE_BODY}`);
+    if (unknown !== undefined)
+      throw new InvalidArgumentError(`the request body has an unknown field '${unknown.slice(0, 64)}'; ${SOURCE_BODY}`);
     const fields = body as Record<string, unknown>;
     if (typeof fields.location !== 'string') throw new InvalidArgumentError(SOURCE_BODY);
     const interval = fields.intervalSeconds ?? ctx.config.crawl.intervalSeconds;
@@ -71,7 +82,11 @@ export function createAdminRouter(ctx: AppContext): express.Router {
     }
     if (fields.trusted !== undefined && typeof fields.trusted !== 'boolean') throw new InvalidArgumentError('trusted must be a boolean');
     const { location } = parseSourceLocation(fields.location);
-    const { row, created } = await upsertSource(ctx.db, { location, intervalSeconds: interval, trusted: fields.trusted as boolean | undefined });
+    const { row, created } = await upsertSource(ctx.db, {
+      location,
+      intervalSeconds: interval,
+      trusted: fields.trusted as boolean | undefined,
+    });
     reply(res, created ? 201 : 200, toSourceView(row));
   });
 
@@ -94,7 +109,8 @@ export function createAdminRouter(ctx: AppContext): express.Router {
   });
 
   router.delete('/sources/:id', async (req: Request, res: Response) => {
-    if (!(await deleteSource(ctx.db, String(req.params.id)))) throw new NotFoundError(`no source with id '${String(req.params.id).slice(0, 40)}'`);
+    if (!(await deleteSource(ctx.db, String(req.params.id))))
+      throw new NotFoundError(`no source with id '${String(req.params.id).slice(0, 40)}'`);
     reply(res, 204);
   });
 

@@ -80,7 +80,10 @@ export function createApp(ctx: AppContext): RegistryApp {
       logger: ctx.logger,
       genReqId: (_req, res) => (res as Response).locals.requestId as string,
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-      serializers: { req: (req) => ({ id: req.id, method: req.method, url: redactUrl(String(req.url)) }), res: (res) => ({ statusCode: res.statusCode }) },
+      serializers: {
+        req: (req) => ({ id: req.id, method: req.method, url: redactUrl(String(req.url)) }),
+        res: (res) => ({ statusCode: res.statusCode }),
+      },
     }),
   );
   // A manifest load (POST /admin/manifests) has its own, larger limit (MAX_MANIFEST_BYTES, admin-routes.ts).
@@ -135,7 +138,12 @@ export function createApp(ctx: AppContext): RegistryApp {
   if (limiter) app.use(limiter);
 
   // The developer portal (docs/portal.md): HTML for browsers, a client of the API routes mounted below.
-  mountPortal(app, { publicUrl: ctx.config.publicUrl, facetFields: ctx.config.portalFacets, key: portalKey, apiTimeoutMs: ctx.config.requestTimeoutMs });
+  mountPortal(app, {
+    publicUrl: ctx.config.publicUrl,
+    facetFields: ctx.config.portalFacets,
+    key: portalKey,
+    apiTimeoutMs: ctx.config.requestTimeoutMs,
+  });
 
   // Alexandria (docs/alexandria.md): MCP at /mcp and the static routes, outside the ARD OpenAPI document,
   // mounted before the JSON parser and the OpenAPI catch-all (the MCP route parses its own body).
@@ -186,14 +194,24 @@ export function createApp(ctx: AppContext): RegistryApp {
       // HEAD is GET without the body (node drops it): every GET operation answers HEAD too.
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       const result = (await api.handleRequest(
-        { method, path: req.path, body: req.body, query: req.query as Record<string, string>, headers: req.headers as Record<string, string> },
+        {
+          method,
+          path: req.path,
+          body: req.body,
+          query: req.query as Record<string, string>,
+          headers: req.headers as Record<string, string>,
+        },
         req,
         res,
       )) as HandlerResponse;
       if (!res.headersSent) send(res, result);
     } catch (error) {
       // The router percent-decodes path parameters once (decodeURIComponent): broken escapes are the client's.
-      next(error instanceof URIError ? new InvalidArgumentError('the request path is not valid UTF-8 percent-encoding', { cause: error }) : error);
+      next(
+        error instanceof URIError
+          ? new InvalidArgumentError('the request path is not valid UTF-8 percent-encoding', { cause: error })
+          : error,
+      );
     }
   });
 
@@ -238,7 +256,11 @@ function bodyParserError(error: unknown) {
     return { status: 400, headers: {}, body: { errorCode: 'INVALID_ARGUMENT', message: 'the request body is not valid JSON' } };
   }
   if (e?.type === 'entity.too.large') {
-    return { status: 413, headers: {}, body: { errorCode: 'INVALID_ARGUMENT', message: `the request body is larger than ${e.limit} bytes` } };
+    return {
+      status: 413,
+      headers: {},
+      body: { errorCode: 'INVALID_ARGUMENT', message: `the request body is larger than ${e.limit} bytes` },
+    };
   }
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return { status: 415, headers: {}, body: { errorCode: 'INVALID_ARGUMENT', message: 'the request body must be UTF-8 JSON' } };

@@ -17,7 +17,8 @@ export function toErrorResponse(error: unknown, requestId: string, logger: Logge
   if (error instanceof ApiError) {
     if (error.status >= 500) logger.error({ err: error, requestId }, error.message);
     const headers: Record<string, string> = { ...error.headers };
-    if (error instanceof RateLimitError || error instanceof ServiceUnavailableError) headers['Retry-After'] = String(error.retryAfterSeconds);
+    if (error instanceof RateLimitError || error instanceof ServiceUnavailableError)
+      headers['Retry-After'] = String(error.retryAfterSeconds);
     else if (error.status === 503) headers['Retry-After'] = '5';
     return { status: error.status, body: { errorCode: error.errorCode, message: error.message }, headers };
   }
@@ -39,13 +40,19 @@ export function toErrorResponse(error: unknown, requestId: string, logger: Logge
   };
 }
 
-const CLIENT_ERROR_CODES: Record<number, ErrorCode> = { 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 429: 'RATE_LIMIT_EXCEEDED' };
+const CLIENT_ERROR_CODES: Record<number, ErrorCode> = {
+  401: 'UNAUTHENTICATED',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  429: 'RATE_LIMIT_EXCEEDED',
+};
 
 /** The messages of express's and body-parser's client errors, by their `type` or cause, said for a client. */
 function clientErrorMessage(error: { type?: unknown; code?: unknown; message?: unknown; expose?: unknown }, status: number): string {
   if (error instanceof URIError) return 'the request path is not valid UTF-8 percent-encoding';
   // zlib's codes (Z_DATA_ERROR) and brotli's (ERR__ERROR_FORMAT_PADDING_2): the body is not what its Content-Encoding says.
-  if (typeof error.code === 'string' && /^(Z_|ERR__)/.test(error.code)) return 'the request body is not encoded as its Content-Encoding says';
+  if (typeof error.code === 'string' && /^(Z_|ERR__)/.test(error.code))
+    return 'the request body is not encoded as its Content-Encoding says';
   switch (error.type) {
     case 'encoding.unsupported':
       return 'the request body has a Content-Encoding the registry does not read (gzip, deflate and br are read)';
@@ -68,12 +75,28 @@ function clientError(error: unknown): ErrorResponse | null {
   const e = error as { status?: unknown; statusCode?: unknown; type?: unknown; code?: unknown; message?: unknown; expose?: unknown };
   const status = typeof e.status === 'number' ? e.status : e.statusCode;
   if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 499) return null;
-  return { status, body: { errorCode: CLIENT_ERROR_CODES[status] ?? 'INVALID_ARGUMENT', message: clientErrorMessage(e, status) }, headers: {} };
+  return {
+    status,
+    body: { errorCode: CLIENT_ERROR_CODES[status] ?? 'INVALID_ARGUMENT', message: clientErrorMessage(e, status) },
+    headers: {},
+  };
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+]);
 
-const PG_CODELESS_UNAVAILABLE = /^(timeout exceeded when trying to connect|Connection terminated unexpectedly|Connection terminated due to connection timeout)/i;
+const PG_CODELESS_UNAVAILABLE =
+  /^(timeout exceeded when trying to connect|Connection terminated unexpectedly|Connection terminated due to connection timeout)/i;
 
 /** pg connection failures carry a code (a node errno or SQLSTATE class 08/57P): never parse messages. */
 export function isDatabaseUnavailable(error: unknown): boolean {

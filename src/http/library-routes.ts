@@ -37,7 +37,11 @@ export interface LibraryRouteDeps {
 export function recordPath(id: string): string {
   parseAlexandriaId(id);
   const colon = id.indexOf(':');
-  const rest = id.slice(colon + 1).split('/').map(encodeURIComponent).join('/');
+  const rest = id
+    .slice(colon + 1)
+    .split('/')
+    .map(encodeURIComponent)
+    .join('/');
   return `library/${id.slice(0, colon)}/${rest}.json`;
 }
 
@@ -70,7 +74,16 @@ export function mountLibraryRoutes(app: express.Express, deps: LibraryRouteDeps)
     route(async (req, res) => {
       const { service } = deps.library;
       const [topics, stored] = await Promise.all([service.listTopics(), listStoredRecords(deps.db)]);
-      sendCacheable(req, res, 'text/plain; charset=utf-8', llmsTxt(base, topics.topics, stored.map((s) => s.record)));
+      sendCacheable(
+        req,
+        res,
+        'text/plain; charset=utf-8',
+        llmsTxt(
+          base,
+          topics.topics,
+          stored.map((s) => s.record),
+        ),
+      );
     }),
   );
 
@@ -78,7 +91,15 @@ export function mountLibraryRoutes(app: express.Express, deps: LibraryRouteDeps)
     '/sitemap.xml',
     route(async (req, res) => {
       const stored = await listStoredRecords(deps.db);
-      sendCacheable(req, res, 'application/xml; charset=utf-8', sitemapXml(base, stored.map((s) => s.record)));
+      sendCacheable(
+        req,
+        res,
+        'application/xml; charset=utf-8',
+        sitemapXml(
+          base,
+          stored.map((s) => s.record),
+        ),
+      );
     }),
   );
 
@@ -164,7 +185,10 @@ function llmsTxt(base: string, topics: Array<{ topic: string; entries: number }>
     '',
     '## Records',
     '',
-    ...records.map((r) => `- [${oneLine(r.title)}](${recordUrl(base, r.id)}): ${r.id}, ${r.kind}${r.date ? `, ${r.date}` : ''}${r.sponsored ? ', sponsored' : ''}`),
+    ...records.map(
+      (r) =>
+        `- [${oneLine(r.title)}](${recordUrl(base, r.id)}): ${r.id}, ${r.kind}${r.date ? `, ${r.date}` : ''}${r.sponsored ? ', sponsored' : ''}`,
+    ),
     '',
   ];
   return lines.join('\n');

@@ -18,7 +18,10 @@ export function createLoadingHandler(progress: Readonly<LoadingProgress>): http.
     if (path === '/readyz') return send(res, 503, { status: 'loading', indexed: progress.indexed, of: progress.of });
     const done = progress.of > 0 ? ` (${progress.indexed} of ${progress.of} entries indexed)` : '';
     res.setHeader('Retry-After', String(LOADING_RETRY_AFTER_SECONDS));
-    send(res, 503, { errorCode: 'UNAVAILABLE', message: `the registry is starting: its index is loading${done}; retry in ${LOADING_RETRY_AFTER_SECONDS} s` });
+    send(res, 503, {
+      errorCode: 'UNAVAILABLE',
+      message: `the registry is starting: its index is loading${done}; retry in ${LOADING_RETRY_AFTER_SECONDS} s`,
+    });
   };
 }
 

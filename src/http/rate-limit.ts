@@ -36,7 +36,10 @@ export function createRateLimiter(options: RateLimitOptions): RequestHandler | n
     legacyHeaders: false,
     store: options.redis ? redisStore(options.redis) : undefined,
     passOnStoreError: true,
-    logger: { error: warn, warn: (error: unknown, message?: string) => options.logger.warn({ err: error }, message ?? 'express-rate-limit warning') },
+    logger: {
+      error: warn,
+      warn: (error: unknown, message?: string) => options.logger.warn({ err: error }, message ?? 'express-rate-limit warning'),
+    },
     skip: (req) => options.exempt?.(req.path, req) ?? false,
     handler: (req, _res, next) => {
       const resetTime = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
@@ -62,7 +65,10 @@ export function createAdminAuthLimiter(options: { perMinute: number; redis: Redi
     passOnStoreError: true,
     skipSuccessfulRequests: true,
     requestWasSuccessful: (_req, res) => res.statusCode !== 401,
-    logger: { error: (error: unknown) => options.logger.warn({ err: error }, 'admin authentication limit store unavailable'), warn: () => undefined },
+    logger: {
+      error: (error: unknown) => options.logger.warn({ err: error }, 'admin authentication limit store unavailable'),
+      warn: () => undefined,
+    },
     handler: (req, _res, next) => {
       const resetTime = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
       const retryAfter = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + WINDOW_MS) - Date.now()) / 1000));

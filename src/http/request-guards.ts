@@ -46,7 +46,10 @@ export function announcedBodyLimit(maxBytes: number): RequestHandler {
  */
 export function jsonShapeGuard(): RequestHandler {
   return (req, _res, next) => {
-    const problem = queryEncodingProblem(req.originalUrl) ?? describeShapeProblem(req.body, 'the request body') ?? describeShapeProblem(req.query, 'the query string');
+    const problem =
+      queryEncodingProblem(req.originalUrl) ??
+      describeShapeProblem(req.body, 'the request body') ??
+      describeShapeProblem(req.query, 'the query string');
     next(problem ? new InvalidArgumentError(problem) : undefined);
   };
 }
@@ -79,7 +82,9 @@ function describeShapeProblem(value: unknown, where: string): string | null {
  */
 export function jsonContentTypeGuard(): RequestHandler {
   return (req, _res, next) => {
-    const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+    const hasBody =
+      (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') ||
+      req.headers['transfer-encoding'] !== undefined;
     if (!hasBody || req.is(['application/json', 'application/*+json'])) return next();
     const given = req.headers['content-type'];
     next(

@@ -24,7 +24,10 @@ export function demoManifestPaths(): string[] {
 }
 
 function resolveCorpusDir(): string {
-  for (const candidate of [path.resolve(__dirname, '..', '..', 'data', 'corpus'), path.resolve(__dirname, '..', '..', '..', 'data', 'corpus')]) {
+  for (const candidate of [
+    path.resolve(__dirname, '..', '..', 'data', 'corpus'),
+    path.resolve(__dirname, '..', '..', '..', 'data', 'corpus'),
+  ]) {
     if (fs.existsSync(candidate)) return candidate;
   }
   return path.resolve(__dirname, '..', '..', 'data', 'corpus');

@@ -23,7 +23,10 @@ export type BindingMode = 'reject' | 'flag';
 
 export class ManifestInvalidError extends Error {
   override name = 'ManifestInvalidError';
-  constructor(readonly problems: string[], readonly origin: string) {
+  constructor(
+    readonly problems: string[],
+    readonly origin: string,
+  ) {
     super(`${origin} is not a valid ai-catalog manifest: ${problems.slice(0, 5).join('; ')}`);
   }
 }
@@ -113,7 +116,9 @@ function checkEntry(entry: unknown, index: number, seen: Set<string>, into: Vali
 
 export async function ingestManifest(deps: IngestDeps, manifest: unknown, options: IngestOptions): Promise<IngestReport> {
   const fetchedAt = options.fetchedAt ?? new Date();
-  const { host, valid, rejected } = await validateManifestInTurns(manifest, options.origin, undefined, undefined, { binding: deps.binding });
+  const { host, valid, rejected } = await validateManifestInTurns(manifest, options.origin, undefined, undefined, {
+    binding: deps.binding,
+  });
   const prepared = valid.map((entry) => prepareEntry({ entry, host, origin: options.origin, fetchedAt }, deps.glossary));
   const { added, updated, unchanged } = await writeEntries(deps, prepared, { onProgress: options.onProgress });
   return {
@@ -147,18 +152,29 @@ export async function writeEntries(
   await deps.db.transaction().execute(async (trx) => {
     await upsertEntries(trx, [...changed, ...reattributed]);
     // Fields an entry no longer has must not keep the vectors of its previous version.
-    await deleteVectors(trx, deps.embedder.id, changed.map((c) => c.entry.identifier));
+    await deleteVectors(
+      trx,
+      deps.embedder.id,
+      changed.map((c) => c.entry.identifier),
+    );
     for (const field of ENTRY_VECTOR_FIELDS) await storeVectors(trx, deps.embedder.id, field, vectors[field]);
     if (options.inTransaction) await options.inTransaction(trx);
   });
   // After the commit: a crash before it leaves tags without vectors, which the next start fills (context.ts).
-  await fillTagVectors(deps.db, deps.embedder, changed.flatMap((c) => c.entry.tags ?? []));
+  await fillTagVectors(
+    deps.db,
+    deps.embedder,
+    changed.flatMap((c) => c.entry.tags ?? []),
+  );
   if (changed.length + reattributed.length > 0) await vacuumSearchStatistics(deps.db);
   return { added, updated: changed.length - added, unchanged };
 }
 
 async function selectChanged(db: Kysely<Database>, prepared: PreparedEntry[]) {
-  const stored = await storedHashes(db, prepared.map((p) => p.entry.identifier));
+  const stored = await storedHashes(
+    db,
+    prepared.map((p) => p.entry.identifier),
+  );
   let added = 0;
   let unchanged = 0;
   const changed: PreparedEntry[] = [];
@@ -173,7 +189,8 @@ async function selectChanged(db: Kysely<Database>, prepared: PreparedEntry[]) {
     } else {
       unchanged++;
       // Same content now served by another crawl source or catalog URL: record the provenance, keep the vectors.
-      if (item.sourceId !== undefined && (before.sourceId !== (item.sourceId ?? null) || before.origin !== item.origin)) reattributed.push(item);
+      if (item.sourceId !== undefined && (before.sourceId !== (item.sourceId ?? null) || before.origin !== item.origin))
+        reattributed.push(item);
     }
   }
   return { changed, reattributed, added, unchanged };
@@ -192,7 +209,9 @@ export async function embedEntries(
     const chunk = items.slice(i, i + step);
     for (const field of ENTRY_VECTOR_FIELDS) {
       // A field the entry does not have gets no vector (an empty text embeds to noise that matches anything).
-      const withText = chunk.map((item) => ({ item, text: entryEmbeddingTexts(item.entry, item.gloss)[field] })).filter((x) => x.text.trim() !== '');
+      const withText = chunk
+        .map((item) => ({ item, text: entryEmbeddingTexts(item.entry, item.gloss)[field] }))
+        .filter((x) => x.text.trim() !== '');
       if (withText.length === 0) continue;
       const vectors = await embedder.embed(withText.map((x) => x.text));
       withText.forEach((x, j) => out[field].push({ identifier: x.item.entry.identifier, vector: vectors[j] }));

@@ -65,7 +65,10 @@ export async function loadDemoCorpusUnlessLoaded(
     });
     indexed = base + report.total;
     onProgress?.(indexed, of);
-    logger.info({ manifest: name, added: report.added, updated: report.updated, rejected: report.rejected.length, ms: Date.now() - fileStarted }, 'demo corpus manifest loaded');
+    logger.info(
+      { manifest: name, added: report.added, updated: report.updated, rejected: report.rejected.length, ms: Date.now() - fileStarted },
+      'demo corpus manifest loaded',
+    );
     reports.push(report);
   };
   for (const [i, file] of files.entries()) {

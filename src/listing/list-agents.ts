@@ -63,7 +63,11 @@ export async function listAgents(deps: ListDeps, input: ListInput): Promise<List
   const pageSize = checkPageSize(input.pageSize, { fallback: DEFAULT_LIST_PAGE_SIZE, max: MAX_LIST_PAGE_SIZE });
   const ast = parseListFilter(input.filter ?? '');
   const order = parseOrderBy(input.orderBy);
-  const page = openPage(deps.pageTokens, { op: 'list', filter: formatListFilter(ast), orderBy: formatOrderBy(order), pageSize }, input.pageToken);
+  const page = openPage(
+    deps.pageTokens,
+    { op: 'list', filter: formatListFilter(ast), orderBy: formatOrderBy(order), pageSize },
+    input.pageToken,
+  );
   const after = page.token ? readCursor(page.token, order.length) : null;
 
   const where = sql<SqlBool>`entries.deleted_at IS NULL AND ${compileListFilter(ast)}`;
@@ -84,7 +88,12 @@ export async function listAgents(deps: ListDeps, input: ListInput): Promise<List
   const last = rows[rows.length - 1];
   const more = found.rows.length > pageSize;
   const seen = (after?.seen ?? 0) + rows.length;
-  const next = more ? page.next(seen, order.map((_, i) => last[`k${i}`])) : undefined;
+  const next = more
+    ? page.next(
+        seen,
+        order.map((_, i) => last[`k${i}`]),
+      )
+    : undefined;
   return { items: rows.map((r) => r.entry), total: count, ...(next ? { pageToken: next } : {}) };
 }
 

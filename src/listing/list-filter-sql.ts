@@ -41,9 +41,15 @@ class FilterCompiler {
   compile(expr: FilterExpr): Condition {
     switch (expr.kind) {
       case 'and':
-        return sql<SqlBool>`(${sql.join(expr.operands.map((operand) => this.compile(operand)), sql` and `)})`;
+        return sql<SqlBool>`(${sql.join(
+          expr.operands.map((operand) => this.compile(operand)),
+          sql` and `,
+        )})`;
       case 'or':
-        return sql<SqlBool>`(${sql.join(expr.operands.map((operand) => this.compile(operand)), sql` or `)})`;
+        return sql<SqlBool>`(${sql.join(
+          expr.operands.map((operand) => this.compile(operand)),
+          sql` or `,
+        )})`;
       case 'not':
         return not(this.compile(expr.operand));
       case 'comparison':

@@ -108,9 +108,15 @@ export const LIST_FILTER_FIELDS: readonly FilterFieldSpec[] = [
   field('metadata', ORDERED.concat(':'), 'text', 'metadata.<key>: the entry metadata value as text.', { keyed: true }),
   field('host.displayName', ['=', '!=', ':'], 'text', 'Like displayName, on the catalog host.'),
   field('trustManifest.attestations.type', [':', '=', '!='], 'text', 'The entry has (or lacks) an attestation of this type.'),
-  field('@verification', ['=', '!='], 'verificationState', "Registry extension: the trust check's state (verified, unverified, failed); comma-separated values are ORed.", {
-    commaMeansOr: true,
-  }),
+  field(
+    '@verification',
+    ['=', '!='],
+    'verificationState',
+    "Registry extension: the trust check's state (verified, unverified, failed); comma-separated values are ORed.",
+    {
+      commaMeansOr: true,
+    },
+  ),
 ];
 
 /** The values of `@verification` (src/trust/verification-outcome.ts). */
@@ -647,7 +653,10 @@ function syntaxErrorFromPeggy(source: string, error: InstanceType<typeof Generat
     let label: string | undefined;
     switch (expectation.type) {
       case 'other':
-        label = expectation.description === 'whitespace' ? undefined : (EXPECTATION_LABELS[expectation.description ?? ''] ?? expectation.description);
+        label =
+          expectation.description === 'whitespace'
+            ? undefined
+            : (EXPECTATION_LABELS[expectation.description ?? ''] ?? expectation.description);
         break;
       case 'literal':
         label = expectation.text === '-' ? undefined : `'${expectation.text ?? ''}'`;
@@ -668,7 +677,9 @@ function syntaxErrorFromPeggy(source: string, error: InstanceType<typeof Generat
   const expectedText = expected.length === 0 ? 'something else' : joinAlternatives(expected);
   const where = `at position ${position}${source.includes('\n') ? ` (line ${lineAndColumn(source, position).line}, column ${lineAndColumn(source, position).column})` : ''}`;
   const head =
-    source.length <= 120 ? `The filter expression syntax ${quoteForMessage(source)} is invalid:` : 'The filter expression syntax is invalid:';
+    source.length <= 120
+      ? `The filter expression syntax ${quoteForMessage(source)} is invalid:`
+      : 'The filter expression syntax is invalid:';
   const { hint, suggestion } = syntaxHint(source, position, found, expected);
   const message = `${head} expected ${expectedText} ${where} but found ${foundText}.${hint === undefined ? '' : ` ${hint}`}`;
   return new FilterSyntaxError(message, position, source, expected, found, suggestion);
@@ -697,7 +708,7 @@ function syntaxHint(
   found: string | null,
   expected: readonly string[],
 ): { hint?: string; suggestion?: string } {
-  if (found === '&&' || found === '&') return { hint: "Use AND to combine terms.", suggestion: 'AND' };
+  if (found === '&&' || found === '&') return { hint: 'Use AND to combine terms.', suggestion: 'AND' };
   if (found === '||' || found === '|') return { hint: 'Use OR for alternatives.', suggestion: 'OR' };
   if (found === '!') return { hint: 'Use NOT (or a leading -) to negate a term.', suggestion: 'NOT' };
   if (expected.includes(EXPECTATION_LABELS.value) && found !== null) {
@@ -768,8 +779,7 @@ function quoteForMessage(text: string): string {
 // ---------------------------------------------------------------------------------------------
 // Timestamps
 
-const TIMESTAMP_PATTERN =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const TIMESTAMP_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 /**
  * Parses an ISO 8601 / RFC 3339 date or timestamp and returns it with an explicit UTC offset, ready
@@ -822,11 +832,15 @@ function formatExpr(expr: FilterExpr): string {
     }
     case 'and':
       // An AND directly inside an AND keeps its parentheses, or it would come back flattened.
-      return expr.operands.map((operand) => (operand.kind === 'and' || operand.kind === 'or' ? `(${formatExpr(operand)})` : formatExpr(operand))).join(' AND ');
+      return expr.operands
+        .map((operand) => (operand.kind === 'and' || operand.kind === 'or' ? `(${formatExpr(operand)})` : formatExpr(operand)))
+        .join(' AND ');
     case 'or':
       return expr.operands.map((operand) => (operand.kind === 'or' ? `(${formatExpr(operand)})` : formatExpr(operand))).join(' OR ');
     case 'not':
-      return expr.operand.kind === 'and' || expr.operand.kind === 'or' ? `NOT (${formatExpr(expr.operand)})` : `NOT ${formatExpr(expr.operand)}`;
+      return expr.operand.kind === 'and' || expr.operand.kind === 'or'
+        ? `NOT (${formatExpr(expr.operand)})`
+        : `NOT ${formatExpr(expr.operand)}`;
     default:
       return assertNever(expr);
   }

@@ -12,7 +12,15 @@ export interface OrderTerm {
   direction: SortDirection;
 }
 
-export const SORTABLE_FIELDS: readonly SortField[] = ['displayName', 'identifier', 'type', 'publisher', 'version', 'createdAt', 'updatedAt'];
+export const SORTABLE_FIELDS: readonly SortField[] = [
+  'displayName',
+  'identifier',
+  'type',
+  'publisher',
+  'version',
+  'createdAt',
+  'updatedAt',
+];
 
 /** Other spellings people write (the spec's own example says "name, created_at DESC"). */
 const ALIASES: Readonly<Record<string, SortField>> = {
@@ -34,7 +42,10 @@ export function parseOrderBy(text: string | undefined): OrderTerm[] {
     if (parts.length > MAX_TERMS) throw new InvalidArgumentError(`orderBy has ${parts.length} terms; at most ${MAX_TERMS} are allowed`);
     for (const part of parts) {
       const words = part.trim().split(/\s+/).filter(Boolean);
-      if (words.length === 0) throw new InvalidArgumentError(`orderBy '${text}' has an empty term; write fields separated by commas, e.g. 'displayName, updatedAt DESC'`);
+      if (words.length === 0)
+        throw new InvalidArgumentError(
+          `orderBy '${text}' has an empty term; write fields separated by commas, e.g. 'displayName, updatedAt DESC'`,
+        );
       if (words.length > 2) throw new InvalidArgumentError(`orderBy term '${part.trim()}' is not 'field' or 'field ASC|DESC'`);
       const field = sortField(words[0]);
       const direction = words[1]?.toUpperCase() ?? 'ASC';

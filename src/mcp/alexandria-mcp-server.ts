@@ -113,16 +113,13 @@ export const listTopicsOutputSchema = z.looseObject({
 
 const READ_ONLY = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
-export function createAlexandriaMcpServer(
-  service: AlexandriaLibraryService,
-  options: AlexandriaMcpServerOptions = {},
-): McpServer {
+export function createAlexandriaMcpServer(service: AlexandriaLibraryService, options: AlexandriaMcpServerOptions = {}): McpServer {
   const logger = options.logger ?? defaultLogger();
   const server = new McpServer(
     { name: ALEXANDRIA_MCP_SERVER_NAME, version: options.version ?? '0.2.0' },
     {
       instructions:
-        "Alexandria is a curated library of papers, repositories and posts about building LLM agents. " +
+        'Alexandria is a curated library of papers, repositories and posts about building LLM agents. ' +
         'Call list_topics first to see the taxonomy, search to find resources, get_resource for a full citable record. ' +
         'Sponsored results are marked "sponsored": true and never outrank editorial results.',
     },

@@ -60,7 +60,11 @@ export function mountMcpOverHttp(
     res
       .status(405)
       .set('Allow', 'POST')
-      .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless, use POST.' }, id: null });
+      .json({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless, use POST.' },
+        id: null,
+      });
   };
   app.get(path, methodNotAllowed);
   app.delete(path, methodNotAllowed);

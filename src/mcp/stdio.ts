@@ -13,10 +13,7 @@ export interface StdioMcpHandle {
 }
 
 /** Connects `server` to process.stdin/stdout (or the given streams, for tests). */
-export async function serveMcpOverStdio(
-  server: McpServer,
-  streams: { stdin?: Readable; stdout?: Writable } = {},
-): Promise<StdioMcpHandle> {
+export async function serveMcpOverStdio(server: McpServer, streams: { stdin?: Readable; stdout?: Writable } = {}): Promise<StdioMcpHandle> {
   const transport = new StdioServerTransport(streams.stdin, streams.stdout);
   await server.connect(transport);
   return { close: () => server.close() };

@@ -35,7 +35,13 @@ export function registerFederationMetrics(metrics: RegistryMetrics, federation: 
     labelNames: [] as const,
     read: () => [{ labels: {}, value: federation.metrics.snapshot().loopsAnsweredLocally }],
   });
-  const perPeer = <L extends string, K extends string>(name: string, help: string, label: L, keys: readonly K[], count: (c: PeerCounters, key: K) => number) =>
+  const perPeer = <L extends string, K extends string>(
+    name: string,
+    help: string,
+    label: L,
+    keys: readonly K[],
+    count: (c: PeerCounters, key: K) => number,
+  ) =>
     registerSnapshotGauge(metrics, {
       name,
       help,

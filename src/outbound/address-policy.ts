@@ -256,7 +256,10 @@ export function createVettingLookup(policy: AddressPolicy, resolver: Resolver = 
           return;
         }
         if (options.all) {
-          callback(null, usable.map((a): LookupAddress => ({ address: a.address, family: a.family })));
+          callback(
+            null,
+            usable.map((a): LookupAddress => ({ address: a.address, family: a.family })),
+          );
         } else {
           callback(null, usable[0]!.address, usable[0]!.family);
         }

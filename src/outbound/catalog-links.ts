@@ -71,15 +71,4 @@ export function findCatalogLinks(html: string, baseUrl: string | URL): string[] 
 }
 
 // Elements that may appear before <body> without implying it (HTML "in head" insertion mode).
-const HEAD_CONTENT = new Set([
-  'html',
-  'head',
-  'title',
-  'meta',
-  'link',
-  'base',
-  'style',
-  'script',
-  'noscript',
-  'template',
-]);
+const HEAD_CONTENT = new Set(['html', 'head', 'title', 'meta', 'link', 'base', 'style', 'script', 'noscript', 'template']);

@@ -74,12 +74,7 @@ export class BodyTooLargeError extends OutboundError {
   readonly observedBytes: number;
   readonly announced: boolean;
 
-  constructor(
-    limitBytes: number,
-    observedBytes: number,
-    announced: boolean,
-    init: OutboundErrorInit & { url: string },
-  ) {
+  constructor(limitBytes: number, observedBytes: number, announced: boolean, init: OutboundErrorInit & { url: string }) {
     super(
       'BODY_TOO_LARGE',
       announced

@@ -10,12 +10,7 @@ import { Agent, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { createAddressPolicy, createVettingLookup, parseIp, systemResolver } from './address-policy';
 import type { AddressPolicy, Resolver } from './address-policy';
-import {
-  BlockedAddressError,
-  BodyTooLargeError,
-  OutboundError,
-  OutboundTimeoutError,
-} from './errors';
+import { BlockedAddressError, BodyTooLargeError, OutboundError, OutboundTimeoutError } from './errors';
 
 export const DEFAULTS = Object.freeze({
   connectTimeoutMs: 5_000,
@@ -282,8 +277,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes, DEFAULTS.maxBodyBytes);
   const maxRedirects = options.maxRedirects ?? DEFAULTS.maxRedirects;
   if (!Number.isInteger(maxRedirects) || maxRedirects < 0) throw new TypeError('maxRedirects must be an integer >= 0');
-  const policy =
-    options.addressPolicy ?? createAddressPolicy({ allowPrivateAddresses: options.allowPrivateAddresses ?? false });
+  const policy = options.addressPolicy ?? createAddressPolicy({ allowPrivateAddresses: options.allowPrivateAddresses ?? false });
   const resolver = options.resolver ?? systemResolver;
   const slots = pLimit(positive('maxConcurrentRequests', options.maxConcurrentRequests, DEFAULTS.maxConcurrentRequests));
 

@@ -1,12 +1,7 @@
 /**
  * The registry's only outbound HTTP surface (crawler + federation). See docs/outbound-http.md.
  */
-export {
-  createHttpClient,
-  parseHttpUrl,
-  DEFAULTS as HTTP_CLIENT_DEFAULTS,
-  BODY_COPY_THRESHOLD,
-} from './http-client';
+export { createHttpClient, parseHttpUrl, DEFAULTS as HTTP_CLIENT_DEFAULTS, BODY_COPY_THRESHOLD } from './http-client';
 export type {
   HttpClient,
   HttpClientOptions,
@@ -27,13 +22,7 @@ export {
   systemResolver,
 } from './address-policy';
 export type { AddressPolicy, AddressPolicyOptions, ResolvedAddress, Resolver } from './address-policy';
-export {
-  OutboundError,
-  OutboundTimeoutError,
-  BodyTooLargeError,
-  BlockedAddressError,
-  isOutboundError,
-} from './errors';
+export { OutboundError, OutboundTimeoutError, BodyTooLargeError, BlockedAddressError, isOutboundError } from './errors';
 export type { OutboundErrorCode, TimeoutPhase, BlockReason } from './errors';
 export { createHostLimiter, HostLimiterClearedError } from './host-limiter';
 export type { HostLimiter, HostLimiterOptions } from './host-limiter';

@@ -10,7 +10,10 @@ const SUMMARY_TAGS = 6;
  * A listed entry or a search result. A federated result from a v0.91 peer may carry only its identifier
  * (ARD v0.91 §5.3.2): what it lacks is shown as unknown, its name falls back to the identifier.
  */
-export function entrySummary(entry: CatalogEntry | SearchResult | (Partial<CatalogEntry> & { identifier: string; score?: number; source?: string }), options: { headingLevel: 2 | 3; ownSource?: string }): Html {
+export function entrySummary(
+  entry: CatalogEntry | SearchResult | (Partial<CatalogEntry> & { identifier: string; score?: number; source?: string }),
+  options: { headingLevel: 2 | 3; ownSource?: string },
+): Html {
   // A search result carries its score and the registry it came from; a listed entry neither.
   const score = typeof entry.score === 'number' ? entry.score : undefined;
   const source = typeof entry.source === 'string' ? entry.source : undefined;
@@ -29,9 +32,11 @@ export function entrySummary(entry: CatalogEntry | SearchResult | (Partial<Catal
     ${remote ? html`<span>from ${hostOf(remote)}</span>` : null}
   </p>
   ${entry.description ? html`<p class="entry-description">${clip(entry.description, 280)}</p>` : null}
-  ${tags.length > 0
-    ? html`<ul class="tags" aria-label="Tags">${tags.slice(0, SUMMARY_TAGS).map((t) => html`<li>${t}</li>`)}${tags.length > SUMMARY_TAGS ? html`<li>+${tags.length - SUMMARY_TAGS}</li>` : null}</ul>`
-    : null}
+  ${
+    tags.length > 0
+      ? html`<ul class="tags" aria-label="Tags">${tags.slice(0, SUMMARY_TAGS).map((t) => html`<li>${t}</li>`)}${tags.length > SUMMARY_TAGS ? html`<li>+${tags.length - SUMMARY_TAGS}</li>` : null}</ul>`
+      : null
+  }
 </article>`;
 }
 
@@ -72,7 +77,9 @@ function facetGroup(field: string, result: FacetResult, selected: string[], form
   <legend>${fieldLabel(field)}</legend>
   <ul>
     ${rows.map(
-      (row) => html`<li><input type="checkbox" form="${form}" name="${field}" value="${row.value}" id="${id(row.value)}"${selected.includes(row.value) ? html` checked` : null}>
+      (
+        row,
+      ) => html`<li><input type="checkbox" form="${form}" name="${field}" value="${row.value}" id="${id(row.value)}"${selected.includes(row.value) ? html` checked` : null}>
       <label for="${id(row.value)}">${valueLabel(field, row.value)}${row.count !== undefined ? html` <span class="count">${row.count}</span>` : null}</label></li>`,
     )}
   </ul>
@@ -114,7 +121,10 @@ function hostOf(url: string): string {
 }
 
 function slug(text: string): string {
-  const s = text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const s = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
   // Two values may slug alike ('a b', 'a-b'): a short hash of the text keeps the ids unique.
   let h = 0;
   for (const c of text) h = (h * 31 + (c.codePointAt(0) ?? 0)) >>> 0;

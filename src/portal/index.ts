@@ -48,33 +48,72 @@ export function mountPortal(app: Express, options: PortalOptions): void {
     '/assets/portal.js': loadAsset('/assets/portal.js', `${assetsDir}/portal.js`, 'text/javascript; charset=utf-8', { versioned: true }),
     '/assets/docs.js': loadAsset('/assets/docs.js', `${assetsDir}/docs.js`, 'text/javascript; charset=utf-8', { versioned: true }),
     '/assets/favicon.svg': loadAsset('/assets/favicon.svg', `${assetsDir}/favicon.svg`, 'image/svg+xml', { versioned: true }),
-    '/docs/assets/swagger-ui.css': loadAsset('/docs/assets/swagger-ui.css', `${swaggerDir}/swagger-ui.css`, 'text/css; charset=utf-8', { versioned: true }),
-    '/docs/assets/swagger-ui-bundle.js': loadAsset('/docs/assets/swagger-ui-bundle.js', `${swaggerDir}/swagger-ui-bundle.js`, 'text/javascript; charset=utf-8', { versioned: true }),
-    '/docs/ard.openapi.yaml': loadAsset('/docs/ard.openapi.yaml', `${openapiDir}/ard.openapi.yaml`, 'application/yaml; charset=utf-8', { versioned: false }),
-    '/docs/ai-catalog.schema.json': loadAsset('/docs/ai-catalog.schema.json', `${openapiDir}/ai-catalog.schema.json`, 'application/schema+json; charset=utf-8', { versioned: false }),
+    '/docs/assets/swagger-ui.css': loadAsset('/docs/assets/swagger-ui.css', `${swaggerDir}/swagger-ui.css`, 'text/css; charset=utf-8', {
+      versioned: true,
+    }),
+    '/docs/assets/swagger-ui-bundle.js': loadAsset(
+      '/docs/assets/swagger-ui-bundle.js',
+      `${swaggerDir}/swagger-ui-bundle.js`,
+      'text/javascript; charset=utf-8',
+      { versioned: true },
+    ),
+    '/docs/ard.openapi.yaml': loadAsset('/docs/ard.openapi.yaml', `${openapiDir}/ard.openapi.yaml`, 'application/yaml; charset=utf-8', {
+      versioned: false,
+    }),
+    '/docs/ai-catalog.schema.json': loadAsset(
+      '/docs/ai-catalog.schema.json',
+      `${openapiDir}/ai-catalog.schema.json`,
+      'application/schema+json; charset=utf-8',
+      { versioned: false },
+    ),
   };
   const url = (route: string) => (assets[route] as StaticAsset).url;
-  const pageAssets: PageAssets = { stylesheet: url('/assets/portal.css'), script: url('/assets/portal.js'), favicon: url('/assets/favicon.svg') };
-  const docs = docsPage({ stylesheet: url('/docs/assets/swagger-ui.css'), bundle: url('/docs/assets/swagger-ui-bundle.js'), script: url('/assets/docs.js') });
+  const pageAssets: PageAssets = {
+    stylesheet: url('/assets/portal.css'),
+    script: url('/assets/portal.js'),
+    favicon: url('/assets/favicon.svg'),
+  };
+  const docs = docsPage({
+    stylesheet: url('/docs/assets/swagger-ui.css'),
+    bundle: url('/docs/assets/swagger-ui-bundle.js'),
+    script: url('/assets/docs.js'),
+  });
 
   for (const [route, asset] of Object.entries(assets)) app.get(route, (req, res) => sendAsset(req, res, asset));
 
   const page =
-    (build: (api: RegistryApi, req: Request) => Promise<PageOptions & { status: number }>) => (req: Request, res: Response, next: NextFunction) => {
-      const api = registryApi({ baseUrl: ownBaseUrl(req), requestId: res.locals.requestId as string | undefined, key: options.key.value, timeoutMs: options.apiTimeoutMs });
+    (build: (api: RegistryApi, req: Request) => Promise<PageOptions & { status: number }>) =>
+    (req: Request, res: Response, next: NextFunction) => {
+      const api = registryApi({
+        baseUrl: ownBaseUrl(req),
+        requestId: res.locals.requestId as string | undefined,
+        key: options.key.value,
+        timeoutMs: options.apiTimeoutMs,
+      });
       build(api, req).then((built) => sendPage(req, res, pageAssets, built), next);
     };
 
-  const search = page((api, req) => searchPage({ api, facetFields: options.facetFields, publicUrl: options.publicUrl }, readSearchState(queryOf(req))));
+  const search = page((api, req) =>
+    searchPage({ api, facetFields: options.facetFields, publicUrl: options.publicUrl }, readSearchState(queryOf(req))),
+  );
   app.get('/', (req, res, next) => {
     // Browsers ask for text/html first; `Accept: application/json`, `*/*` and no Accept get the API's answer.
     res.vary('Accept');
     if (req.accepts(['json', 'html']) === 'html') search(req, res, next);
     else next();
   });
-  app.get('/browse', page((api, req) => browsePage(api, readBrowseState(queryOf(req)))));
-  app.get('/alexandria', page((api, req) => libraryPage(api, readLibraryState(queryOf(req)))));
-  app.get('/entry/:identifier', page((api, req) => entryPage(api, req.params.identifier as string)));
+  app.get(
+    '/browse',
+    page((api, req) => browsePage(api, readBrowseState(queryOf(req)))),
+  );
+  app.get(
+    '/alexandria',
+    page((api, req) => libraryPage(api, readLibraryState(queryOf(req)))),
+  );
+  app.get(
+    '/entry/:identifier',
+    page((api, req) => entryPage(api, req.params.identifier as string)),
+  );
   app.get('/docs', (req, res) => sendPage(req, res, pageAssets, docs));
 }
 

@@ -25,7 +25,14 @@ export function mcpClientConfig(entry: CatalogEntry): McpClientConfig | null {
 /** The snippet as a person pastes it into the client's configuration file; `args` on one line. */
 export function mcpClientConfigJson(config: McpClientConfig): string {
   const text = JSON.stringify({ mcpServers: { [config.serverKey]: config.launch } }, null, 2);
-  return text.replace(/\[\n\s*((?:"(?:[^"\\]|\\.)*",?\n\s*)*)\]/g, (_all, items: string) => `[${items.split(/,?\n\s*/).filter(Boolean).join(', ')}]`);
+  return text.replace(
+    /\[\n\s*((?:"(?:[^"\\]|\\.)*",?\n\s*)*)\]/g,
+    (_all, items: string) =>
+      `[${items
+        .split(/,?\n\s*/)
+        .filter(Boolean)
+        .join(', ')}]`,
+  );
 }
 
 type Found = { launch: McpServerLaunch; readFrom: string };
@@ -47,7 +54,8 @@ function fromServerCard(data: Record<string, unknown> | undefined): Found | null
     const readFrom = 'the server card’s package';
     if (registry === 'npm') return { launch: { command: 'npx', args: ['-y', version ? `${name}@${version}` : name] }, readFrom };
     if (registry === 'pypi') return { launch: { command: 'uvx', args: [version ? `${name}==${version}` : name] }, readFrom };
-    if (registry === 'oci' || registry === 'docker') return { launch: dockerRun(version && !name.includes(':') ? `${name}:${version}` : name), readFrom };
+    if (registry === 'oci' || registry === 'docker')
+      return { launch: dockerRun(version && !name.includes(':') ? `${name}:${version}` : name), readFrom };
   }
   return null;
 }
@@ -59,7 +67,8 @@ function fromCatalogMetadata(metadata: CatalogEntry['metadata']): Found | null {
   if (remote) return { launch: { type: metadata.transport === 'sse' ? 'sse' : 'http', url: remote }, readFrom: 'the entry’s remote URL' };
   const image = text(metadata.image);
   const transport = metadata.transport;
-  if (image && (transport === undefined || transport === 'stdio')) return { launch: dockerRun(image), readFrom: 'the entry’s container image' };
+  if (image && (transport === undefined || transport === 'stdio'))
+    return { launch: dockerRun(image), readFrom: 'the entry’s container image' };
   return null;
 }
 

@@ -59,7 +59,10 @@ export function sendMaybeCompressed(req: Request, res: Response, body: Buffer, g
 
 /** A folder shipped beside the sources: found from src/ (tsx, jest) and from dist/src/ (npm start). */
 export function projectFolder(...segments: string[]): string {
-  for (const up of [['..', '..'], ['..', '..', '..']]) {
+  for (const up of [
+    ['..', '..'],
+    ['..', '..', '..'],
+  ]) {
     const candidate = path.resolve(__dirname, ...up, ...segments);
     if (existsSync(candidate)) return candidate;
   }

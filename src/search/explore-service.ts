@@ -4,7 +4,15 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema';
 import { InvalidArgumentError } from '../errors';
 import { liveAndFilteredSql, matchedIdentifiersSql } from './matched-set';
-import { checkFieldPath, fieldValuesArraySql, isFacetTableField, isMultiValuedField, normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
+import {
+  checkFieldPath,
+  fieldValuesArraySql,
+  isFacetTableField,
+  isMultiValuedField,
+  normaliseFilter,
+  type NormalisedFilter,
+  type QueryFilter,
+} from './query-filter';
 import { checkQueryText } from './query-text';
 import type { Match } from './relevance';
 
@@ -56,12 +64,14 @@ interface CheckedFacet {
 }
 
 export function checkFacets(facets: FacetRequest[]): CheckedFacet[] {
-  if (facets.length > MAX_FACETS) throw new InvalidArgumentError(`resultType.facets has ${facets.length} facets; at most ${MAX_FACETS} are allowed`);
+  if (facets.length > MAX_FACETS)
+    throw new InvalidArgumentError(`resultType.facets has ${facets.length} facets; at most ${MAX_FACETS} are allowed`);
   const seen = new Set<string>();
   return facets.map((facet, i) => {
     const where = `resultType.facets[${i}]`;
     checkFieldPath(facet.field, `${where}.field`);
-    if (seen.has(facet.field)) throw new InvalidArgumentError(`${where}.field '${facet.field}' is requested twice; ask for each field once`);
+    if (seen.has(facet.field))
+      throw new InvalidArgumentError(`${where}.field '${facet.field}' is requested twice; ask for each field once`);
     seen.add(facet.field);
     const limit = facet.limit ?? DEFAULT_FACET_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FACET_LIMIT) {
@@ -82,7 +92,8 @@ export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): P
   if (facets.length === 0) return { resultType: 'facets', facets: {} };
 
   const matches = text === undefined ? null : await deps.matches(text, filter);
-  if (matches !== null && matches.length === 0) return { resultType: 'facets', facets: Object.fromEntries(facets.map((f) => [f.field, { buckets: [] }])) };
+  if (matches !== null && matches.length === 0)
+    return { resultType: 'facets', facets: Object.fromEntries(facets.map((f) => [f.field, { buckets: [] }])) };
 
   // Two sources of (entry, value) pairs. The standard facet fields come from the facet tables of
   // db/migrations/0005_facets.sql, kept exact by triggers on `entries`: with neither text nor filter,
@@ -135,7 +146,8 @@ export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): P
               GROUP BY v.value`;
       // The IN (uncorrelated subquery) is a hashed subplan; `&&` against an array of the values beyond
       // compares element by element and took seconds with 2000 publishers (bench/listing.ts).
-      entriesWith = (values) => sql`SELECT count(*) FROM base WHERE EXISTS (SELECT 1 FROM unnest(${column}) AS v(value) WHERE v.value IN (${values}))`;
+      entriesWith = (values) =>
+        sql`SELECT count(*) FROM base WHERE EXISTS (SELECT 1 FROM unnest(${column}) AS v(value) WHERE v.value IN (${values}))`;
     }
     ctes.push(sql`${r} AS (
         SELECT value, n, row_number() OVER (ORDER BY n DESC, value COLLATE "C" ASC) AS rank

@@ -83,7 +83,11 @@ export interface PageRequest {
  * the operation, the normalised text, filter, order and the checked page size); a pageToken issued for
  * another query is refused.
  */
-export function openPage(codec: PageTokenCodec, query: { op: string; pageSize: number } & Record<string, unknown>, pageToken: string | undefined): PageRequest {
+export function openPage(
+  codec: PageTokenCodec,
+  query: { op: string; pageSize: number } & Record<string, unknown>,
+  pageToken: string | undefined,
+): PageRequest {
   const key = queryKey(query);
   const token = pageToken ? codec.decode(pageToken, key) : null;
   return {

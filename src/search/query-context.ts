@@ -19,16 +19,22 @@ export function readQueryContext(context: unknown): Map<string, string> {
     const where = Array.isArray(context) ? `query['@context'][${i}]` : "query['@context']";
     if (typeof item === 'string') {
       if (item !== ARD_BASE_CONTEXT) {
-        throw new InvalidArgumentError(`${where} is the remote context '${item.slice(0, 200)}'; this registry does not fetch contexts: bind prefixes inline, e.g. {"okf": "https://openknowledgeformat.org/ns#"}`);
+        throw new InvalidArgumentError(
+          `${where} is the remote context '${item.slice(0, 200)}'; this registry does not fetch contexts: bind prefixes inline, e.g. {"okf": "https://openknowledgeformat.org/ns#"}`,
+        );
       }
       continue;
     }
-    if (!item || typeof item !== 'object') throw new InvalidArgumentError(`${where} must be an object of prefix: IRI, or '${ARD_BASE_CONTEXT}'`);
+    if (!item || typeof item !== 'object')
+      throw new InvalidArgumentError(`${where} must be an object of prefix: IRI, or '${ARD_BASE_CONTEXT}'`);
     for (const [term, value] of Object.entries(item as Record<string, unknown>)) {
       if (term.startsWith('@')) continue;
-      const iri = typeof value === 'string' ? value : value && typeof value === 'object' ? (value as { '@id'?: unknown })['@id'] : undefined;
+      const iri =
+        typeof value === 'string' ? value : value && typeof value === 'object' ? (value as { '@id'?: unknown })['@id'] : undefined;
       if (typeof iri !== 'string' || !/^[a-z][a-z0-9+.-]*:/i.test(iri)) {
-        throw new InvalidArgumentError(`${where}['${term}'] must be an absolute IRI (or {"@id": IRI}); got ${JSON.stringify(value)?.slice(0, 200)}`);
+        throw new InvalidArgumentError(
+          `${where}['${term}'] must be an absolute IRI (or {"@id": IRI}); got ${JSON.stringify(value)?.slice(0, 200)}`,
+        );
       }
       bindings.set(term, iri);
     }
@@ -51,7 +57,8 @@ export function resolveFilterKeys(filter: QueryFilter | undefined, context: unkn
   const out: QueryFilter = {};
   for (const [key, values] of Object.entries(filter)) {
     const resolved = resolveKey(key, bindings);
-    if (Object.hasOwn(out, resolved)) throw new InvalidArgumentError(`query.filter keys '${key}' and another key both resolve to '${resolved}'; give it once`);
+    if (Object.hasOwn(out, resolved))
+      throw new InvalidArgumentError(`query.filter keys '${key}' and another key both resolve to '${resolved}'; give it once`);
     out[resolved] = values;
   }
   return out;
@@ -69,7 +76,10 @@ function resolveKey(key: string, bindings: Map<string, string>): string {
   } else if (colon > 0) {
     const prefix = term.slice(0, colon);
     const base = bindings.get(prefix);
-    if (base === undefined) throw new InvalidArgumentError(`query.filter key '${key}': the prefix '${prefix}' is not bound in query['@context'] (ARD v0.91 §5.3.1)`);
+    if (base === undefined)
+      throw new InvalidArgumentError(
+        `query.filter key '${key}': the prefix '${prefix}' is not bound in query['@context'] (ARD v0.91 §5.3.1)`,
+      );
     iri = base + term.slice(colon + 1);
   }
   if (iri === undefined) return key;

@@ -38,7 +38,11 @@ const VERIFICATION_FIELDS: Record<string, 'state' | 'reason' | 'method'> = {
 };
 const VERIFICATION_STATE_VALUES = ['verified', 'unverified', 'failed'];
 
-export const FILTERABLE_FIELDS = [...Object.keys(COLUMN_FIELDS), ...JSON_ROOTS.map((r) => (isLeafRoot(r) ? r : `${r}.*`)), ...Object.keys(VERIFICATION_FIELDS)];
+export const FILTERABLE_FIELDS = [
+  ...Object.keys(COLUMN_FIELDS),
+  ...JSON_ROOTS.map((r) => (isLeafRoot(r) ? r : `${r}.*`)),
+  ...Object.keys(VERIFICATION_FIELDS),
+];
 
 const SEGMENT = /^[A-Za-z_@$][A-Za-z0-9_@$-]*$/;
 const MAX_KEYS = 32;
@@ -59,12 +63,16 @@ export function normaliseFilter(filter: QueryFilter | undefined): NormalisedFilt
     const raw = filter[path];
     const values = [...new Set(Array.isArray(raw) ? raw : [raw])];
     if (values.length === 0) throw new InvalidArgumentError(`query.filter['${path}'] is an empty array; give at least one value`);
-    if (values.length > MAX_VALUES) throw new InvalidArgumentError(`query.filter['${path}'] has ${values.length} values; at most ${MAX_VALUES} are allowed`);
+    if (values.length > MAX_VALUES)
+      throw new InvalidArgumentError(`query.filter['${path}'] has ${values.length} values; at most ${MAX_VALUES} are allowed`);
     for (const value of values) {
       if (typeof value !== 'string') throw new InvalidArgumentError(`query.filter['${path}'] values must be strings`);
-      if (value.length > MAX_VALUE_LENGTH) throw new InvalidArgumentError(`a value of query.filter['${path}'] is longer than ${MAX_VALUE_LENGTH} characters`);
+      if (value.length > MAX_VALUE_LENGTH)
+        throw new InvalidArgumentError(`a value of query.filter['${path}'] is longer than ${MAX_VALUE_LENGTH} characters`);
       if (path === VERIFICATION_FIELD && !VERIFICATION_STATE_VALUES.includes(value)) {
-        throw new InvalidArgumentError(`query.filter['${path}'] values must be ${VERIFICATION_STATE_VALUES.join(', ')}; got '${value.slice(0, 100)}'`);
+        throw new InvalidArgumentError(
+          `query.filter['${path}'] values must be ${VERIFICATION_STATE_VALUES.join(', ')}; got '${value.slice(0, 100)}'`,
+        );
       }
     }
     return { path, values };
@@ -78,7 +86,8 @@ export function normaliseFilter(filter: QueryFilter | undefined): NormalisedFilt
 export function checkFieldPath(path: string, what = 'query.filter key'): void {
   // A namespaced term resolved to its IRI (query-context.ts): matched through each entry's @context.
   if (isIriKey(path) && what === 'query.filter key') {
-    if (path.length > MAX_VALUE_LENGTH || /[\s"<>{}|\\^`]/.test(path)) throw new InvalidArgumentError(`${what} '${path.slice(0, 200)}' is not an IRI`);
+    if (path.length > MAX_VALUE_LENGTH || /[\s"<>{}|\\^`]/.test(path))
+      throw new InvalidArgumentError(`${what} '${path.slice(0, 200)}' is not an IRI`);
     return;
   }
   const segments = path.split('.');
@@ -88,7 +97,8 @@ export function checkFieldPath(path: string, what = 'query.filter key'): void {
     throw new InvalidArgumentError(`${what} '${path}' is not a dot-separated field path; ${supported}`);
   }
   if (root === VERIFICATION_FIELD) {
-    if (!Object.hasOwn(VERIFICATION_FIELDS, path)) throw new InvalidArgumentError(`${what} '${path}': '${root}' has only the nested fields reason and method`);
+    if (!Object.hasOwn(VERIFICATION_FIELDS, path))
+      throw new InvalidArgumentError(`${what} '${path}': '${root}' has only the nested fields reason and method`);
     return;
   }
   if (columnField(root)) {
@@ -100,7 +110,9 @@ export function checkFieldPath(path: string, what = 'query.filter key'): void {
   }
   if (isLeafRoot(root) && segments.length > 1) throw new InvalidArgumentError(`${what} '${path}': '${root}' has no nested fields`);
   if (!isLeafRoot(root) && segments.length < 2) {
-    throw new InvalidArgumentError(`${what} '${path}' needs a nested field, for example '${root}.${root === 'trustManifest' ? 'attestations.type' : 'name'}'`);
+    throw new InvalidArgumentError(
+      `${what} '${path}' needs a nested field, for example '${root}.${root === 'trustManifest' ? 'attestations.type' : 'name'}'`,
+    );
   }
 }
 
@@ -119,7 +131,9 @@ export function filterToSql(filter: NormalisedFilter): RawBuilder<SqlBool> {
 /** The stored trust check of entry `e`'s current content (db/migrations/0015_entry_verification.sql). */
 function verificationSql(path: string): RawBuilder<string | null> {
   const column = sql.ref(`ev.${VERIFICATION_FIELDS[path]}`);
-  const stored = sql<string | null>`(SELECT ${column} FROM entry_verification ev WHERE ev.identifier = e.identifier AND ev.content_hash = e.content_hash)`;
+  const stored = sql<
+    string | null
+  >`(SELECT ${column} FROM entry_verification ev WHERE ev.identifier = e.identifier AND ev.content_hash = e.content_hash)`;
   return path === VERIFICATION_FIELD ? sql<string>`coalesce(${stored}, 'unverified')` : stored;
 }
 
@@ -129,7 +143,8 @@ function verificationSql(path: string): RawBuilder<string | null> {
  */
 function namespacedTermCondition(iri: string, values: string[]): RawBuilder<SqlBool> {
   const vals = JSON.stringify({ vals: jsonCandidates(values) });
-  const matches = (value: RawBuilder<unknown>) => sql<SqlBool>`coalesce(jsonb_path_exists(${value}, '$ ? (@ == $vals[*])'::jsonpath, ${vals}::jsonb), false)`;
+  const matches = (value: RawBuilder<unknown>) =>
+    sql<SqlBool>`coalesce(jsonb_path_exists(${value}, '$ ? (@ == $vals[*])'::jsonpath, ${vals}::jsonb), false)`;
   return sql<SqlBool>`(${matches(sql`e.entry -> ${iri}::text`)} OR EXISTS (
     SELECT 1
     FROM jsonb_array_elements(CASE jsonb_typeof(e.entry -> '@context') WHEN 'array' THEN e.entry -> '@context'

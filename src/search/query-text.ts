@@ -67,7 +67,8 @@ export function parseVocabularyTable(raw: unknown, source: string): Map<string, 
     const words = tokenize(key);
     const normalised = words.join(' ');
     if (words.length === 0) throw new VocabularyFileError(`${source}: the key '${key}' has no word in it`);
-    if (words.length > MAX_PHRASE) throw new VocabularyFileError(`${source}: the key '${key}' has ${words.length} words; a key has at most ${MAX_PHRASE}`);
+    if (words.length > MAX_PHRASE)
+      throw new VocabularyFileError(`${source}: the key '${key}' has ${words.length} words; a key has at most ${MAX_PHRASE}`);
     if (normalised !== key.trim().toLowerCase().replace(/\s+/g, ' ')) {
       throw new VocabularyFileError(`${source}: the key '${key}' would match the query words '${normalised}'; write it that way`);
     }
@@ -75,7 +76,10 @@ export function parseVocabularyTable(raw: unknown, source: string): Map<string, 
     if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || tokenize(v).length === 0)) {
       throw new VocabularyFileError(`${source}: the value of '${key}' must be a list of words or phrases (an empty list removes the key)`);
     }
-    table.set(normalised, value.map((v: string) => v.toLowerCase()));
+    table.set(
+      normalised,
+      value.map((v: string) => v.toLowerCase()),
+    );
   }
   return table;
 }
@@ -112,7 +116,27 @@ export function joinedHyphens(word: string): string[] {
 }
 
 /** Top-level domains a typed host name may end with ("stripe.com", "notion.so"); others ("node.js") are not hosts. */
-const HOST_TLDS = new Set(['com', 'net', 'org', 'io', 'ai', 'so', 'dev', 'app', 'co', 'me', 'cloud', 'tech', 'sh', 'xyz', 'us', 'uk', 'de', 'fr', 'eu']);
+const HOST_TLDS = new Set([
+  'com',
+  'net',
+  'org',
+  'io',
+  'ai',
+  'so',
+  'dev',
+  'app',
+  'co',
+  'me',
+  'cloud',
+  'tech',
+  'sh',
+  'xyz',
+  'us',
+  'uk',
+  'de',
+  'fr',
+  'eu',
+]);
 /** Host-name labels that name no product ("mcp.stripe.com", "api.github.com", "www.notion.so"). */
 const GENERIC_HOST_LABELS = new Set(['www', 'mcp', 'api', 'app', 'docs', 'remote', 'server', 'co']);
 
@@ -220,14 +244,16 @@ const NAMED_URL = /(?<![\w.@/-])(?:https?:\/\/[^\s"'<>()]+|(?:[a-z0-9-]+\.)+[a-z
  * ".git"; an arXiv PDF or version as its abstract page. urlKeySql (relevance/retrieval.ts) is the same in SQL.
  */
 export function urlKey(url: string): string {
-  return url
-    .toLowerCase()
-    .replace(/^https?:\/\//, '')
-    .replace(/^www\./, '')
-    .replace(/[.,;:!?]+$/, '')
-    .replace(/(\.git)?\/*$/, '')
-    // An arXiv paper's PDF or a version of it: its abstract page.
-    .replace(/^arxiv\.org\/(?:abs|pdf)\/(\d{4}\.\d{4,5})(?:v\d+)?(?:\.pdf)?$/, 'arxiv.org/abs/$1');
+  return (
+    url
+      .toLowerCase()
+      .replace(/^https?:\/\//, '')
+      .replace(/^www\./, '')
+      .replace(/[.,;:!?]+$/, '')
+      .replace(/(\.git)?\/*$/, '')
+      // An arXiv paper's PDF or a version of it: its abstract page.
+      .replace(/^arxiv\.org\/(?:abs|pdf)\/(\d{4}\.\d{4,5})(?:v\d+)?(?:\.pdf)?$/, 'arxiv.org/abs/$1')
+  );
 }
 
 /** An arXiv identifier ("2210.03629", "arXiv:2210.03629v2"): the paper's abstract page, as a urlKey(). */

@@ -28,7 +28,10 @@ export function extendTable(base: SynonymTable, additions: ReadonlyMap<string, r
 }
 
 /** The bundled vocabulary extended by the operator's files (null: the bundled table as it is). */
-export async function loadQueryVocabulary(files: { synonymsFile: string | null; relatedWordsFile: string | null }): Promise<QueryVocabulary> {
+export async function loadQueryVocabulary(files: {
+  synonymsFile: string | null;
+  relatedWordsFile: string | null;
+}): Promise<QueryVocabulary> {
   const [synonyms, related] = await Promise.all([
     files.synonymsFile === null ? null : readVocabularyFile(files.synonymsFile, 'SEARCH_SYNONYMS_FILE'),
     files.relatedWordsFile === null ? null : readVocabularyFile(files.relatedWordsFile, 'SEARCH_RELATED_WORDS_FILE'),

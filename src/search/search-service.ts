@@ -96,7 +96,13 @@ export interface SearchServiceDeps {
 }
 
 export function createSearchService(deps: SearchServiceDeps): SearchService {
-  const ranking: RankingDeps = { db: deps.db, embedder: deps.embedder, vocabulary: deps.vocabulary, typeWeights: deps.typeWeights, timings: deps.timings };
+  const ranking: RankingDeps = {
+    db: deps.db,
+    embedder: deps.embedder,
+    vocabulary: deps.vocabulary,
+    typeWeights: deps.typeWeights,
+    timings: deps.timings,
+  };
   const service: SearchService = {
     open(input, op) {
       const text = checkQueryText(input.text);
@@ -150,7 +156,10 @@ async function timed<T>(timings: SearchTimings | undefined, stage: SearchStage, 
  */
 export async function entriesOfPage(db: Kysely<Database>, matches: Match[], offset: number, size: number): Promise<PagedEntry[]> {
   const slice = matches.slice(offset, offset + size);
-  const entries = await getLiveEntries(db, slice.map((m) => m.identifier));
+  const entries = await getLiveEntries(
+    db,
+    slice.map((m) => m.identifier),
+  );
   return slice.flatMap((m, i) => {
     const entry = entries.get(m.identifier);
     return entry ? [{ entry, relevance: m.relevance, score: m.score, rank: offset + i }] : [];

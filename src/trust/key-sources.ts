@@ -78,8 +78,10 @@ async function fetchUncached(
     }
   } catch (error) {
     if (!isOutboundError(error)) throw error;
-    if (error.code === 'BODY_TOO_LARGE') return { ok: false, outcome: failed(reasons.tooLarge, `${what} ${url.href} is larger than ${options.maxBytes} bytes`) };
-    if (error.code === 'TIMEOUT') return { ok: false, outcome: failed(reasons.timeout, `${what} ${url.href} did not arrive within ${options.timeoutMs} ms`) };
+    if (error.code === 'BODY_TOO_LARGE')
+      return { ok: false, outcome: failed(reasons.tooLarge, `${what} ${url.href} is larger than ${options.maxBytes} bytes`) };
+    if (error.code === 'TIMEOUT')
+      return { ok: false, outcome: failed(reasons.timeout, `${what} ${url.href} did not arrive within ${options.timeoutMs} ms`) };
     return { ok: false, outcome: failed(reasons.unavailable, `${what} ${url.href}: ${error.code}: ${error.message}`) };
   }
 }
@@ -90,7 +92,12 @@ export async function resolveDidWeb(did: string, options: KeyFetchOptions): Prom
   const fetched = await fetchJsonDocument(
     url,
     options,
-    { unavailable: 'did-document-unavailable', tooLarge: 'did-document-too-large', timeout: 'did-document-timeout', invalid: 'did-document-invalid' },
+    {
+      unavailable: 'did-document-unavailable',
+      tooLarge: 'did-document-too-large',
+      timeout: 'did-document-timeout',
+      invalid: 'did-document-invalid',
+    },
     'the DID document',
   );
   if (!fetched.ok) return fetched;
@@ -98,9 +105,19 @@ export async function resolveDidWeb(did: string, options: KeyFetchOptions): Prom
   if (!doc || typeof doc !== 'object' || typeof doc.id !== 'string') {
     return { ok: false, outcome: failed('did-document-invalid', `the DID document ${url.href} has no id`) };
   }
-  if (doc.id !== did) return { ok: false, outcome: failed('did-document-invalid', `the DID document ${url.href} is for '${doc.id}', not '${did}'`) };
-  const methods = Array.isArray(doc.verificationMethod) ? doc.verificationMethod.filter((m): m is DidVerificationMethod => !!m && typeof m === 'object' && typeof m.id === 'string') : [];
-  return { ok: true, value: { id: doc.id, verificationMethod: methods, assertionMethod: Array.isArray(doc.assertionMethod) ? doc.assertionMethod : undefined } };
+  if (doc.id !== did)
+    return { ok: false, outcome: failed('did-document-invalid', `the DID document ${url.href} is for '${doc.id}', not '${did}'`) };
+  const methods = Array.isArray(doc.verificationMethod)
+    ? doc.verificationMethod.filter((m): m is DidVerificationMethod => !!m && typeof m === 'object' && typeof m.id === 'string')
+    : [];
+  return {
+    ok: true,
+    value: {
+      id: doc.id,
+      verificationMethod: methods,
+      assertionMethod: Array.isArray(doc.assertionMethod) ? doc.assertionMethod : undefined,
+    },
+  };
 }
 
 /** Fetches a JWKS (RFC 7517 §5): an object with a `keys` array. */

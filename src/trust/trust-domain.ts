@@ -3,7 +3,8 @@
 import { publisherOf, type CatalogEntry } from '../catalog/catalog-entry';
 
 /** What an identity names: a DNS trust domain, a DID without one (did:plc, did:key), or nothing usable. */
-export type IdentityAnchor = { kind: 'domain'; domain: string; form: 'spiffe' | 'did:web' | 'https' | 'dns' } | { kind: 'did'; did: string } | { kind: 'none' };
+export type IdentityAnchor =
+  { kind: 'domain'; domain: string; form: 'spiffe' | 'did:web' | 'https' | 'dns' } | { kind: 'did'; did: string } | { kind: 'none' };
 
 const DNS_NAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
@@ -19,7 +20,9 @@ export function identityAnchor(identity: string): IdentityAnchor {
     return DNS_NAME.test(domain) ? { kind: 'domain', domain, form: 'spiffe' } : { kind: 'none' };
   }
   if (lower.startsWith('did:web:')) {
-    const host = decodeDidWebSegment(value.split(':')[2] ?? '').toLowerCase().replace(/:\d+$/, '');
+    const host = decodeDidWebSegment(value.split(':')[2] ?? '')
+      .toLowerCase()
+      .replace(/:\d+$/, '');
     return DNS_NAME.test(host) ? { kind: 'domain', domain: host, form: 'did:web' } : { kind: 'none' };
   }
   if (/^did:[a-z0-9]+:/.test(lower)) return { kind: 'did', did: value.split(':').slice(0, 3).join(':') };
@@ -62,7 +65,12 @@ export function bindingProblem(entry: Pick<CatalogEntry, 'identifier' | 'trustMa
   const anchor = identityAnchor(identity);
   if (publisher === 'did') {
     const urnDid = entry.identifier.split(':').slice(2, 5).join(':').toLowerCase();
-    const claimed = anchor.kind === 'did' ? anchor.did.toLowerCase() : anchor.kind === 'domain' && anchor.form === 'did:web' ? `did:web:${anchor.domain}` : null;
+    const claimed =
+      anchor.kind === 'did'
+        ? anchor.did.toLowerCase()
+        : anchor.kind === 'domain' && anchor.form === 'did:web'
+          ? `did:web:${anchor.domain}`
+          : null;
     if (claimed === urnDid) return null;
     return `trustManifest.identity '${identity}' is not the DID '${urnDid}' the identifier is anchored to (ARD v0.91 §4.5.1)`;
   }
@@ -96,7 +104,8 @@ export function partitionByBinding<T extends { identifier: string; trustManifest
   const bound: T[] = [];
   const unbound: Array<{ identifier: string; reason: string }> = [];
   for (const item of items) {
-    const manifest = item.trustManifest && typeof item.trustManifest === 'object' ? (item.trustManifest as Record<string, unknown>) : undefined;
+    const manifest =
+      item.trustManifest && typeof item.trustManifest === 'object' ? (item.trustManifest as Record<string, unknown>) : undefined;
     const reason = typeof item.identifier === 'string' ? bindingProblem({ identifier: item.identifier, trustManifest: manifest }) : null;
     if (reason) unbound.push({ identifier: item.identifier, reason });
     else bound.push(item);

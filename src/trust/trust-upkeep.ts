@@ -25,7 +25,10 @@ const CONCURRENCY = 4;
 export type VerificationCounts = Record<VerificationState, number>;
 
 /** Checks every entry that is due now; returns how many ended in each state. */
-export async function verifyDueEntries(deps: TrustUpkeepDeps, options: { now?: Date; signal?: AbortSignal } = {}): Promise<VerificationCounts> {
+export async function verifyDueEntries(
+  deps: TrustUpkeepDeps,
+  options: { now?: Date; signal?: AbortSignal } = {},
+): Promise<VerificationCounts> {
   const counts: VerificationCounts = { verified: 0, unverified: 0, failed: 0 };
   const now = options.now ?? new Date();
   const seen = new Set<string>();

@@ -28,7 +28,9 @@ export async function entriesDueForVerification(
     .select(['e.identifier', 'e.entry', 'e.content_hash'])
     .where('e.deleted_at', 'is', null)
     .where(sql<boolean>`e.entry ? 'trustManifest'`)
-    .where((eb) => eb.or([eb('v.identifier', 'is', null), eb('v.content_hash', '<>', eb.ref('e.content_hash')), eb('v.next_check_at', '<=', now)]))
+    .where((eb) =>
+      eb.or([eb('v.identifier', 'is', null), eb('v.content_hash', '<>', eb.ref('e.content_hash')), eb('v.next_check_at', '<=', now)]),
+    )
     .orderBy(sql`coalesce(v.next_check_at, '-infinity'::timestamptz)`)
     .orderBy('e.identifier')
     .limit(limit)
@@ -56,7 +58,9 @@ export async function recordVerifications(
         AS u(identifier, content_hash, state, reason, method, detail, checked_at, next_check_at)
       WHERE EXISTS (SELECT 1 FROM entries e WHERE e.identifier = u.identifier)
       ON CONFLICT (identifier) DO UPDATE SET content_hash = excluded.content_hash, state = excluded.state, reason = excluded.reason,
-        method = excluded.method, detail = excluded.detail, checked_at = excluded.checked_at, next_check_at = excluded.next_check_at`.execute(db);
+        method = excluded.method, detail = excluded.detail, checked_at = excluded.checked_at, next_check_at = excluded.next_check_at`.execute(
+      db,
+    );
   }
 }
 
@@ -69,5 +73,7 @@ export async function currentVerification(db: Kysely<Database>, identifier: stri
     .where('v.identifier', '=', identifier)
     .whereRef('v.content_hash', '=', 'e.content_hash')
     .executeTakeFirst();
-  return row ? { state: row.state as VerificationState, reason: row.reason, method: row.method, detail: row.detail, checkedAt: row.checked_at } : null;
+  return row
+    ? { state: row.state as VerificationState, reason: row.reason, method: row.method, detail: row.detail, checkedAt: row.checked_at }
+    : null;
 }

@@ -5,7 +5,17 @@
 // a JWKS on the trust domain (the JWS `jku`, or an attestation of media type application/jwk-set+json).
 // A framework this registry cannot check without a third party is "unverified", never "verified".
 import canonicalize from 'canonicalize';
-import { compactVerify, createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, importJWK, type CompactVerifyGetKey, type JWK, type KeyLike, type ProtectedHeaderParameters } from 'jose';
+import {
+  compactVerify,
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  errors as joseErrors,
+  importJWK,
+  type CompactVerifyGetKey,
+  type JWK,
+  type KeyLike,
+  type ProtectedHeaderParameters,
+} from 'jose';
 import type { CatalogEntry } from '../catalog/catalog-entry';
 import { fetchJwks, resolveDidWeb, selectDidKey, type KeyFetchOptions } from './key-sources';
 import { bindingProblem, identityAnchor, isSameOrParentDomain } from './trust-domain';
@@ -39,7 +49,8 @@ export async function verifyEntry(entry: CatalogEntry, deps: VerifyDeps): Promis
   if (binding) return failed('binding-mismatch', binding);
   const signature = manifest.signature;
   if (signature === undefined) return unverified('unsigned', 'the trust manifest carries no signature to check');
-  if (typeof signature !== 'string' || signature.split('.').length !== 3) return failed('signature-malformed', 'trustManifest.signature is not a compact or detached JWS');
+  if (typeof signature !== 'string' || signature.split('.').length !== 3)
+    return failed('signature-malformed', 'trustManifest.signature is not a compact or detached JWS');
   let header: ProtectedHeaderParameters;
   try {
     header = decodeProtectedHeader(signature);
@@ -54,7 +65,8 @@ export async function verifyEntry(entry: CatalogEntry, deps: VerifyDeps): Promis
   return checkSignature(entry, signature, key.key, key.method, key.label);
 }
 
-type KeyResult = { key: KeyLike | Uint8Array | CompactVerifyGetKey; method: VerificationMethod; label: string } | { outcome: VerificationOutcome };
+type KeyResult =
+  { key: KeyLike | Uint8Array | CompactVerifyGetKey; method: VerificationMethod; label: string } | { outcome: VerificationOutcome };
 
 async function keyFor(entry: CatalogEntry, header: ProtectedHeaderParameters, deps: VerifyDeps): Promise<KeyResult> {
   const manifest = entry.trustManifest as Record<string, unknown>;
@@ -67,20 +79,39 @@ async function keyFor(entry: CatalogEntry, header: ProtectedHeaderParameters, de
     const method = selectDidKey(resolved.value, header.kid);
     if (!method) {
       const named = header.kid ? `key '${header.kid}'` : 'a single key (the JWS names no kid)';
-      return { outcome: failed('key-not-found', `the DID document of ${did} does not list ${named} as a verification (assertion) method`, 'jws+did:web') };
+      return {
+        outcome: failed(
+          'key-not-found',
+          `the DID document of ${did} does not list ${named} as a verification (assertion) method`,
+          'jws+did:web',
+        ),
+      };
     }
     const now = deps.now ?? new Date();
-    if (method.revoked && Date.parse(method.revoked) <= now.getTime()) return { outcome: failed('key-revoked', `key ${method.id} was revoked at ${method.revoked}`, 'jws+did:web') };
-    if (method.expires && Date.parse(method.expires) <= now.getTime()) return { outcome: failed('key-expired', `key ${method.id} expired at ${method.expires}`, 'jws+did:web') };
+    if (method.revoked && Date.parse(method.revoked) <= now.getTime())
+      return { outcome: failed('key-revoked', `key ${method.id} was revoked at ${method.revoked}`, 'jws+did:web') };
+    if (method.expires && Date.parse(method.expires) <= now.getTime())
+      return { outcome: failed('key-expired', `key ${method.id} expired at ${method.expires}`, 'jws+did:web') };
     try {
       return { key: await importJWK(method.publicKeyJwk as JWK, header.alg), method: 'jws+did:web', label: method.id };
     } catch (error) {
-      return { outcome: failed('did-document-invalid', `key ${method.id} is not a usable ${header.alg} JWK: ${(error as Error).message}`, 'jws+did:web') };
+      return {
+        outcome: failed(
+          'did-document-invalid',
+          `key ${method.id} is not a usable ${header.alg} JWK: ${(error as Error).message}`,
+          'jws+did:web',
+        ),
+      };
     }
   }
   const jwksUrl = header.jku ?? jwksAttestation(manifest);
   if (jwksUrl === undefined || anchor.kind !== 'domain') {
-    return { outcome: unverified('framework-unsupported', `no key source this registry can check without a third party for identity '${identity}' (did:web or a JWKS on the publisher's domain)`) };
+    return {
+      outcome: unverified(
+        'framework-unsupported',
+        `no key source this registry can check without a third party for identity '${identity}' (did:web or a JWKS on the publisher's domain)`,
+      ),
+    };
   }
   let url: URL;
   try {
@@ -98,7 +129,9 @@ async function keyFor(entry: CatalogEntry, header: ProtectedHeaderParameters, de
 
 function jwksAttestation(manifest: Record<string, unknown>): string | undefined {
   const attestations = Array.isArray(manifest.attestations) ? manifest.attestations : [];
-  const found = attestations.find((a): a is { uri: string } => !!a && typeof a === 'object' && a.mediaType === JWKS_MEDIA_TYPE && typeof a.uri === 'string');
+  const found = attestations.find(
+    (a): a is { uri: string } => !!a && typeof a === 'object' && a.mediaType === JWKS_MEDIA_TYPE && typeof a.uri === 'string',
+  );
   return found?.uri;
 }
 
@@ -143,7 +176,8 @@ async function checkSignature(
   } catch {
     return failed('payload-mismatch', 'the JWS payload is not JSON', method);
   }
-  if (canonicalize(parsed) === expected) return failed('not-canonical', 'the JWS payload is this entry, but not in RFC 8785 (JCS) form', method);
+  if (canonicalize(parsed) === expected)
+    return failed('not-canonical', 'the JWS payload is this entry, but not in RFC 8785 (JCS) form', method);
   return failed('payload-mismatch', 'the JWS payload is not this entry (a field changed after signing)', method);
 }
 

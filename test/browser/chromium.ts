@@ -72,6 +72,11 @@ export async function axeViolations(page: Page, options: { exclude?: string[] } 
     const result = await run(exclude.length > 0 ? { exclude: exclude.map((s) => [s]) } : document, {
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
     });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact ?? null, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact ?? null,
+      help: v.help,
+      nodes: v.nodes.map((n) => n.target.join(' ')),
+    }));
   }, options.exclude ?? []);
 }

@@ -146,7 +146,12 @@ describeWithBrowser('portal in a browser', () => {
     expect(await filter.getAttribute('aria-invalid')).toBe('true');
     // The field is focused and its accessible description is the error.
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('filter');
-    const description = await filter.evaluate((el) => (el.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' '));
+    const description = await filter.evaluate((el) =>
+      (el.getAttribute('aria-describedby') ?? '')
+        .split(' ')
+        .map((id) => document.getElementById(id)?.textContent ?? '')
+        .join(' '),
+    );
     expect(description).toContain('position 5');
     await expectAccessible(page);
     await screenshot(page, 'browse-filter-error-desktop');
@@ -173,7 +178,9 @@ describeWithBrowser('portal in a browser', () => {
     const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
     expect(copied).toEqual({ mcpServers: { slack: { command: 'docker', args: ['run', '-i', '--rm', 'mcp/slack'] } } });
     await page.getByText('Show the entry’s JSON').click();
-    expect(JSON.parse(await page.getByLabel('The entry as JSON').innerText()).identifier).toBe('urn:air:github.com:modelcontextprotocol:servers:slack');
+    expect(JSON.parse(await page.getByLabel('The entry as JSON').innerText()).identifier).toBe(
+      'urn:air:github.com:modelcontextprotocol:servers:slack',
+    );
     await expectAccessible(page);
     await screenshot(page, 'entry-desktop');
   });
@@ -294,7 +301,9 @@ describeWithBrowser('portal in a browser', () => {
         };
       });
       const budget = loadScaledBudgetMs(1000);
-      figures.push(`${path}: ${timing.transfer} bytes over the wire (${timing.resources + 1} files), first contentful paint ${timing.contentfulPaint.toFixed(0)} ms, load ${timing.load.toFixed(0)} ms (budget ${budget} ms)`);
+      figures.push(
+        `${path}: ${timing.transfer} bytes over the wire (${timing.resources + 1} files), first contentful paint ${timing.contentfulPaint.toFixed(0)} ms, load ${timing.load.toFixed(0)} ms (budget ${budget} ms)`,
+      );
       expect(timing.transfer).toBeLessThan(200 * 1024);
       expect(timing.contentfulPaint).toBeLessThan(budget);
     }

@@ -8,9 +8,36 @@ export const nastyString = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
   fc.constantFrom(
-    '', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff', '🦄🚀', 'שלום עולם', '\u202e\u202dtxt', 'Ω≈ç√', '\uFEFF',
-    "'; DROP TABLE entries; --", '%', '_', '\\', '"', '$1', '::text', '*', '&|!', 'a:*', "a' OR 1=1", '<script>', '../../etc/passwd',
-    'x'.repeat(2001), 'metadata.', '.', 'a..b', '__proto__', 'constructor',
+    '',
+    ' ',
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    '\udfff',
+    '🦄🚀',
+    'שלום עולם',
+    '\u202e\u202dtxt',
+    'Ω≈ç√',
+    '\uFEFF',
+    "'; DROP TABLE entries; --",
+    '%',
+    '_',
+    '\\',
+    '"',
+    '$1',
+    '::text',
+    '*',
+    '&|!',
+    'a:*',
+    "a' OR 1=1",
+    '<script>',
+    '../../etc/passwd',
+    'x'.repeat(2001),
+    'metadata.',
+    '.',
+    'a..b',
+    '__proto__',
+    'constructor',
   ),
 );
 
@@ -28,7 +55,19 @@ export const anyJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 })).value;
 
 const filterPath = fc.oneof(
-  fc.constantFrom('type', 'tags', 'publisher', 'capabilities', 'identifier', 'displayName', 'metadata.category', 'host.name', 'updatedAt', 'url', 'data.x.y'),
+  fc.constantFrom(
+    'type',
+    'tags',
+    'publisher',
+    'capabilities',
+    'identifier',
+    'displayName',
+    'metadata.category',
+    'host.name',
+    'updatedAt',
+    'url',
+    'data.x.y',
+  ),
   nastyString,
 );
 
@@ -65,15 +104,24 @@ export const searchBody = fc.oneof(
 );
 
 /** encodeURIComponent, with lone surrogates (which it cannot encode) sent as U+FFFD. */
-export const encodeAny = (text: string) => encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, (c, at: number, all: string) => {
-  const code = c.charCodeAt(0);
-  const paired = code < 0xdc00 ? /[\uDC00-\uDFFF]/.test(all[at + 1] ?? '') : /[\uD800-\uDBFF]/.test(all[at - 1] ?? '');
-  return paired ? c : '\uFFFD';
-}));
+export const encodeAny = (text: string) =>
+  encodeURIComponent(
+    text.replace(/[\uD800-\uDFFF]/g, (c, at: number, all: string) => {
+      const code = c.charCodeAt(0);
+      const paired = code < 0xdc00 ? /[\uDC00-\uDFFF]/.test(all[at + 1] ?? '') : /[\uD800-\uDBFF]/.test(all[at - 1] ?? '');
+      return paired ? c : '\uFFFD';
+    }),
+  );
 
 /** Query strings (GET /agents and later list routes): name=value pairs, repeated names included, raw % escapes too. */
 export const queryString = fc
-  .array(fc.tuple(fc.oneof(fc.constantFrom('filter', 'pageSize', 'pageToken', 'orderBy'), nastyString), fc.oneof(nastyString, fc.integer().map(String))), {
-    maxLength: 5,
-  })
+  .array(
+    fc.tuple(
+      fc.oneof(fc.constantFrom('filter', 'pageSize', 'pageToken', 'orderBy'), nastyString),
+      fc.oneof(nastyString, fc.integer().map(String)),
+    ),
+    {
+      maxLength: 5,
+    },
+  )
   .map((pairs) => pairs.map(([k, v]) => `${encodeAny(k)}=${encodeAny(v)}`).join('&'));

@@ -23,7 +23,11 @@ export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 /** Starts the CLI; `child` is the process itself (kill -9 reaches it, not a wrapper). */
 export function startCli(args: string[], env: Record<string, string>, stdin?: string): { child: ChildProcess; done: Promise<CliResult> } {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', CLI, ...args], { cwd: ROOT, env: cliEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', CLI, ...args], {
+    cwd: ROOT,
+    env: cliEnv(env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
@@ -43,7 +47,10 @@ export function runCli(args: string[], env: Record<string, string> = {}, stdin?:
 export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     let buffered = '';
-    const timer = setTimeout(() => reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms: ${buffered.slice(-2000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no output matching ${pattern} within ${timeoutMs} ms: ${buffered.slice(-2000)}`)),
+      timeoutMs,
+    );
     const onData = (d: Buffer) => {
       buffered += d.toString();
       const line = buffered.split('\n').find((l) => pattern.test(l));

@@ -31,7 +31,11 @@ export function loadCorpusEntries(): CorpusEntry[] {
 export function countBy(items: CorpusEntry[], values: (item: CorpusEntry) => unknown[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const item of items) {
-    for (const v of new Set(values(item).filter((x) => x !== undefined && x !== null).map(String))) {
+    for (const v of new Set(
+      values(item)
+        .filter((x) => x !== undefined && x !== null)
+        .map(String),
+    )) {
       counts.set(v, (counts.get(v) ?? 0) + 1);
     }
   }

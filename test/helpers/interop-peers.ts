@@ -23,7 +23,10 @@ export const peerEntry = (publisher: string, name: string, description: string):
 
 /** Entries whose text holds a word of the query, with a score falling by rank (the reference's way). */
 function matching(entries: readonly PeerEntryDoc[], text: string): PeerEntryDoc[] {
-  const words = text.toLowerCase().split(/\W+/).filter((w) => w.length > 2);
+  const words = text
+    .toLowerCase()
+    .split(/\W+/)
+    .filter((w) => w.length > 2);
   return entries.filter((e) => words.some((w) => `${e.displayName} ${e.description ?? ''}`.toLowerCase().includes(w)));
 }
 
@@ -52,7 +55,8 @@ function retrieve(req: http.IncomingMessage, res: http.ServerResponse, lookup: (
 export function startReferenceLikePeer(entries: readonly PeerEntryDoc[]): Promise<FakePeer> {
   let url = '';
   const started = startFakePeer((req, res, body) => {
-    if (req.method === 'GET' && req.url?.startsWith('/.well-known/')) return json(res, 404, { errorCode: 'NOT_FOUND', message: 'not found' });
+    if (req.method === 'GET' && req.url?.startsWith('/.well-known/'))
+      return json(res, 404, { errorCode: 'NOT_FOUND', message: 'not found' });
     if (retrieve(req, res, (id) => entries.find((e) => e.identifier === id))) return;
     const found = matching(entries, queryText(body));
     json(res, 200, {
@@ -69,7 +73,10 @@ export function startReferenceLikePeer(entries: readonly PeerEntryDoc[]): Promis
  * source (ARD v0.91 §5.3.2), complete entries (with their own `@context`) from GET /agents/{identifier}.
  * `retrievable` maps an identifier to what GET answers (undefined: 404).
  */
-export function startV091LikePeer(listed: ReadonlyArray<{ identifier: string; score: number }>, retrievable: (id: string) => unknown): Promise<FakePeer> {
+export function startV091LikePeer(
+  listed: ReadonlyArray<{ identifier: string; score: number }>,
+  retrievable: (id: string) => unknown,
+): Promise<FakePeer> {
   let url = '';
   const started = startFakePeer((req, res) => {
     if (retrieve(req, res, retrievable)) return;

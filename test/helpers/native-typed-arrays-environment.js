@@ -5,7 +5,19 @@
 // (jest.config.js): the bundled model runs on onnxruntime-node wherever a test embeds.
 const { TestEnvironment } = require('jest-environment-node');
 
-const SHARED = ['ArrayBuffer', 'Float32Array', 'Float64Array', 'Int8Array', 'Uint8Array', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
+const SHARED = [
+  'ArrayBuffer',
+  'Float32Array',
+  'Float64Array',
+  'Int8Array',
+  'Uint8Array',
+  'Int16Array',
+  'Uint16Array',
+  'Int32Array',
+  'Uint32Array',
+  'BigInt64Array',
+  'BigUint64Array',
+];
 
 class NativeTypedArraysEnvironment extends TestEnvironment {
   constructor(config, context) {

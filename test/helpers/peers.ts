@@ -76,7 +76,13 @@ export function resultItem(name: string, score: number, source?: string): Record
 
 /** Tombstones every entry that the demo-corpus `manifest` does not list (the template holds all manifests). */
 export async function keepOnlyManifest(db: Kysely<Database>, manifest: string): Promise<void> {
-  const keep = new Set(JSON.parse(fs.readFileSync(path.join(CORPUS_DIR, manifest), 'utf8')).entries.map((e: { identifier: string }) => e.identifier));
+  const keep = new Set(
+    JSON.parse(fs.readFileSync(path.join(CORPUS_DIR, manifest), 'utf8')).entries.map((e: { identifier: string }) => e.identifier),
+  );
   const all = await db.selectFrom('entries').select('identifier').execute();
-  await markDeleted(db, all.map((r) => r.identifier).filter((id) => !keep.has(id)), new Date());
+  await markDeleted(
+    db,
+    all.map((r) => r.identifier).filter((id) => !keep.has(id)),
+    new Date(),
+  );
 }

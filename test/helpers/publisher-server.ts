@@ -61,7 +61,10 @@ export async function startPublisherServer(): Promise<PublisherServer> {
 }
 
 /** The crawl client for tests: private addresses allowed, short timeouts, `hosts` resolve to 127.0.0.1. */
-export function createTestCrawlClient(hosts: (host: string) => boolean, options: { timeoutMs?: number; maxBytes?: number } = {}): HttpClient {
+export function createTestCrawlClient(
+  hosts: (host: string) => boolean,
+  options: { timeoutMs?: number; maxBytes?: number } = {},
+): HttpClient {
   return createHttpClient({
     userAgent: 'ard-registry/0.1 (+https://github.com/ard-registry/ard-registry; test)',
     allowPrivateAddresses: true,

@@ -64,7 +64,9 @@ function probeRedis() {
     socket.setTimeout(2000, () => done('not reachable (timeout)'));
     socket.on('error', (error) => done(`not reachable (${error.code ?? error.message})`));
     socket.on('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (data) => done(data.toString().startsWith('+PONG') || data.toString().startsWith('-NOAUTH') ? null : 'not answering PING'));
+    socket.on('data', (data) =>
+      done(data.toString().startsWith('+PONG') || data.toString().startsWith('-NOAUTH') ? null : 'not answering PING'),
+    );
   });
 }
 
@@ -123,7 +125,9 @@ async function probeAll() {
     if (!problem) continue;
     const suites = files.filter((f) => suiteNeeds(f).includes(name));
     ignored.push(...suites);
-    missing.push(`skipping ${suites.length} test suites that need ${REQUIREMENTS[name].what}: ${problem}; to run them: ${REQUIREMENTS[name].enable}`);
+    missing.push(
+      `skipping ${suites.length} test suites that need ${REQUIREMENTS[name].what}: ${problem}; to run them: ${REQUIREMENTS[name].enable}`,
+    );
   }
   if (missing.length > 0 && /^(1|true)$/i.test(process.env.CI_REQUIRE_ALL ?? '')) {
     throw new Error(`CI_REQUIRE_ALL is set and test services are missing:\n${missing.join('\n')}`);

@@ -48,7 +48,15 @@ export function writeTinyOnnxModel(parent: string, name: string, topics: Record<
   const dir = path.join(parent, name);
   fs.mkdirSync(path.join(dir, 'onnx'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'onnx', 'model.onnx'), model);
-  const special = (content: string, id: number) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+  const special = (content: string, id: number) => ({
+    id,
+    content,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
+  });
   fs.writeFileSync(
     path.join(dir, 'tokenizer.json'),
     JSON.stringify({
@@ -63,7 +71,10 @@ export function writeTinyOnnxModel(parent: string, name: string, topics: Record<
       model: { type: 'WordLevel', vocab: Object.fromEntries(vocab.map((t, i) => [t, i])), unk_token: '[UNK]' },
     }),
   );
-  fs.writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ tokenizer_class: 'PreTrainedTokenizer', pad_token: '[PAD]', unk_token: '[UNK]', model_max_length: 512 }));
+  fs.writeFileSync(
+    path.join(dir, 'tokenizer_config.json'),
+    JSON.stringify({ tokenizer_class: 'PreTrainedTokenizer', pad_token: '[PAD]', unk_token: '[UNK]', model_max_length: 512 }),
+  );
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'bert', hidden_size: dimensions }));
 
   return {

@@ -39,7 +39,10 @@ describe('POST /admin/manifests', () => {
     expect(res.body.rejected).toEqual([expect.objectContaining({ index: 1, identifier: 'not-a-urn' })]);
     const bad = await registry.post('/admin/manifests', { origin: 'file:x.json', manifest: { entries: 'none' } }, auth);
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ errorCode: 'INVALID_ARGUMENT', message: expect.stringMatching(/^file:x\.json is not a valid ai-catalog manifest/) });
+    expect(bad.body).toEqual({
+      errorCode: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/^file:x\.json is not a valid ai-catalog manifest/),
+    });
     const shapeless = await registry.post('/admin/manifests', { manifest: fixture }, auth);
     expect(shapeless.status).toBe(400);
     expect(shapeless.body.message).toMatch(/body must be \{origin: string/);

@@ -33,8 +33,14 @@ describe('admin sources API', () => {
     server = await startPublisherServer();
     const crawl = { ...loadConfig().crawl, hostDelayMs: 0, timeoutMs: 1500, pollMs: 100 };
     // The scheduler is started by hand in its own test, so on-demand crawls here never race it.
-    registry = await startTestRegistry({ withDemoCorpus: false, config: { adminToken: TOKEN, crawlAllowPrivate: true, crawl: { ...crawl, schedulerEnabled: false } } });
-    off = await startTestRegistry({ withDemoCorpus: false, config: { adminToken: null, adminAuthFailuresPerMinute: 5, crawl: { ...crawl, schedulerEnabled: false } } });
+    registry = await startTestRegistry({
+      withDemoCorpus: false,
+      config: { adminToken: TOKEN, crawlAllowPrivate: true, crawl: { ...crawl, schedulerEnabled: false } },
+    });
+    off = await startTestRegistry({
+      withDemoCorpus: false,
+      config: { adminToken: null, adminAuthFailuresPerMinute: 5, crawl: { ...crawl, schedulerEnabled: false } },
+    });
   });
 
   afterAll(async () => {
@@ -92,7 +98,12 @@ describe('admin sources API', () => {
     expect(crawled.body).toMatchObject({ id, crawling: true, crawlStarted: true });
 
     const one = await crawlEnded(id);
-    expect(one.lastCrawl).toMatchObject({ status: 'ok', httpStatus: 200, error: null, report: { status: 'ok', discoveredVia: 'url', counts: { added: 2, rejected: 0 } } });
+    expect(one.lastCrawl).toMatchObject({
+      status: 'ok',
+      httpStatus: 200,
+      error: null,
+      report: { status: 'ok', discoveredVia: 'url', counts: { added: 2, rejected: 0 } },
+    });
     const list = await registry.get('/admin/sources', auth);
     expect(list.body.sources.map((s: { id: string }) => s.id)).toContain(id);
 
@@ -104,7 +115,11 @@ describe('admin sources API', () => {
     const del = await fetch(`${registry.url}/admin/sources/${id}`, { method: 'DELETE', headers: auth });
     expect(del.status).toBe(204);
     expect((await registry.get(`/admin/sources/${id}`, auth)).status).toBe(404);
-    const rows = await registry.ctx.db.selectFrom('entries').select(['identifier', 'deleted_at']).where('identifier', 'like', 'urn:air:127.0.0.1:admin:%').execute();
+    const rows = await registry.ctx.db
+      .selectFrom('entries')
+      .select(['identifier', 'deleted_at'])
+      .where('identifier', 'like', 'urn:air:127.0.0.1:admin:%')
+      .execute();
     expect(rows).toHaveLength(2);
     expect(rows.every((r) => r.deleted_at instanceof Date)).toBe(true);
     expect((await registry.post('/admin/sources/999999/crawl', undefined, auth)).status).toBe(404);
@@ -177,18 +192,18 @@ describe('admin sources API', () => {
     const { ctx } = registry;
     const scheduler = startCrawlScheduler({ db: ctx.db, crawler: ctx.crawler, config: ctx.config.crawl, logger: ctx.logger });
     try {
-    server.route('127.0.0.1', '/slow.json', (_req, res) => {
-      setTimeout(() => res.end(JSON.stringify(catalog(['scheduled']))), 300);
-    });
-    const created = await registry.post('/admin/sources', { location: `${server.origin('127.0.0.1')}/slow.json` }, auth);
-    expect(created.body.intervalSeconds).toBe(3600);
-    let view = created.body;
-    for (let i = 0; i < 100 && !view.lastCrawl; i++) {
-      expect((await registry.get('/healthz')).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 50));
-      view = (await registry.get(`/admin/sources/${created.body.id}`, auth)).body;
-    }
-    expect(view.lastCrawl).toMatchObject({ status: 'ok', report: { counts: { added: 1 } } });
+      server.route('127.0.0.1', '/slow.json', (_req, res) => {
+        setTimeout(() => res.end(JSON.stringify(catalog(['scheduled']))), 300);
+      });
+      const created = await registry.post('/admin/sources', { location: `${server.origin('127.0.0.1')}/slow.json` }, auth);
+      expect(created.body.intervalSeconds).toBe(3600);
+      let view = created.body;
+      for (let i = 0; i < 100 && !view.lastCrawl; i++) {
+        expect((await registry.get('/healthz')).status).toBe(200);
+        await new Promise((r) => setTimeout(r, 50));
+        view = (await registry.get(`/admin/sources/${created.body.id}`, auth)).body;
+      }
+      expect(view.lastCrawl).toMatchObject({ status: 'ok', report: { counts: { added: 1 } } });
     } finally {
       await scheduler.stop();
     }
@@ -201,7 +216,12 @@ describe('admin sources API', () => {
     const spyOut = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
     const spyErr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
     try {
-      Object.assign(process.env, { DATABASE_URL: registry.database.url, CRAWL_ALLOW_PRIVATE: 'true', CRAWL_HOST_DELAY_MS: '0', CRAWL_TIMEOUT_MS: '1500' });
+      Object.assign(process.env, {
+        DATABASE_URL: registry.database.url,
+        CRAWL_ALLOW_PRIVATE: 'true',
+        CRAWL_HOST_DELAY_MS: '0',
+        CRAWL_TIMEOUT_MS: '1500',
+      });
       expect(await main(['ingest', `${server.origin('127.0.0.1')}/cli.json`])).toBe(0);
       expect(await main(['sources'])).toBe(0);
     } finally {
@@ -213,7 +233,11 @@ describe('admin sources API', () => {
     expect(text).toMatch(/fetched http:\/\/127\.0\.0\.1:\d+\/cli\.json \(HTTP 200\): 1 entries/);
     expect(text).toMatch(/\/cli\.json: ok .*1 entries: 1 added, 0 updated, 0 unchanged, 0 removed, 0 rejected/);
     expect(text).toMatch(/\[\d+\] http:\/\/127\.0\.0\.1:\d+\/cli\.json every 3600s/);
-    const row = await registry.ctx.db.selectFrom('entries').select(['origin', 'source_id']).where('identifier', '=', 'urn:air:127.0.0.1:admin:from-cli').executeTakeFirst();
+    const row = await registry.ctx.db
+      .selectFrom('entries')
+      .select(['origin', 'source_id'])
+      .where('identifier', '=', 'urn:air:127.0.0.1:admin:from-cli')
+      .executeTakeFirst();
     expect(row?.origin).toBe(`${server.origin('127.0.0.1')}/cli.json`);
     expect(row?.source_id).not.toBeNull();
   });

@@ -45,7 +45,10 @@ it('serves list_topics and get_resource over stdio with a clean stdout and logs 
     const record = library.records.find((r) => r.id === 'arxiv:2210.03629')!;
     const resource = (await client.callTool({ name: 'get_resource', arguments: { id: record.id } })) as CallToolResult;
     expect(JSON.stringify(resource.structuredContent)).toBe(JSON.stringify(record));
-    const search = (await client.callTool({ name: 'search', arguments: { query: 'ReAct reasoning and acting', limit: 3 } })) as CallToolResult;
+    const search = (await client.callTool({
+      name: 'search',
+      arguments: { query: 'ReAct reasoning and acting', limit: 3 },
+    })) as CallToolResult;
     expect((search.structuredContent as { results: Array<{ id: string }> }).results.map((r) => r.id)).toContain('arxiv:2210.03629');
     expect(protocolErrors).toEqual([]);
     expect(stderr).toContain('alexandria mcp server on stdio');

@@ -7,7 +7,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 
-import { type AlexandriaLibrary, loadAlexandriaLibrary, recordToCatalogEntry, urnToAlexandriaId, violatesSponsorshipRule } from '../../src/alexandria';
+import {
+  type AlexandriaLibrary,
+  loadAlexandriaLibrary,
+  recordToCatalogEntry,
+  urnToAlexandriaId,
+  violatesSponsorshipRule,
+} from '../../src/alexandria';
 import type { Database } from '../../src/db/schema';
 import { registryLibrary } from '../../src/alexandria/registry-resource-index';
 import { ALEXANDRIA_LIBRARY_FILE } from '../../src/ingest/alexandria-corpus';
@@ -67,7 +73,11 @@ function textOf(result: CallToolResult): string {
   return first.text;
 }
 
-type SearchBody = { results: Array<Record<string, unknown> & { id: string; score: number; sponsored?: true }>; total: number; query_id: string };
+type SearchBody = {
+  results: Array<Record<string, unknown> & { id: string; score: number; sponsored?: true }>;
+  total: number;
+  query_id: string;
+};
 
 describe.each(['in-memory', 'http'] as const)('Alexandria tools on the registry store, over %s', (kind) => {
   let connection: Connection;
@@ -116,7 +126,9 @@ describe.each(['in-memory', 'http'] as const)('Alexandria tools on the registry 
       expect(Math.round(r.score * 100) / 100).toBe(r.score);
     }
     const ids = body.results.map((r) => r.id);
-    expect(ids.some((id) => ['arxiv:2310.08560', 'github:letta-ai/letta', 'github:langchain-ai/langmem', 'github:mem0ai/mem0'].includes(id))).toBe(true);
+    expect(
+      ids.some((id) => ['arxiv:2310.08560', 'github:letta-ai/letta', 'github:langchain-ai/langmem', 'github:mem0ai/mem0'].includes(id)),
+    ).toBe(true);
   });
 
   it('search: kind filters, and entries of the other corpora never appear', async () => {
@@ -136,7 +148,9 @@ describe.each(['in-memory', 'http'] as const)('Alexandria tools on the registry 
       pageSize: 100,
     });
     expect(ard.status).toBe(200);
-    const ardScores = new Map<string, number>(ard.body.results.map((e: { identifier: string; score: number }) => [urnToAlexandriaId(e.identifier), e.score]));
+    const ardScores = new Map<string, number>(
+      ard.body.results.map((e: { identifier: string; score: number }) => [urnToAlexandriaId(e.identifier), e.score]),
+    );
     for (const r of body.results) expect(r.score).toBe(ardScores.get(r.id)! / 100);
     const ardEditorial = [...ardScores.keys()].filter((id) => !SPONSORED.includes(id));
     const shownEditorial = body.results.filter((r) => !r.sponsored).map((r) => r.id);
@@ -147,21 +161,24 @@ describe.each(['in-memory', 'http'] as const)('Alexandria tools on the registry 
     ['add long-term memory to my agent', 'github:mem0ai/mem0'],
     ['monitor and trace my agent runs in production: observability, cost and replay', 'github:AgentOps-AI/agentops'],
     ['connect my agent to hundreds of third-party app integrations and tools', 'github:ComposioHQ/composio'],
-  ])('sponsorship on real ranking: %s -> %s is marked and never above an editorial record with an equal or higher score', async (query, sponsoredId) => {
-    const body = await search({ query, limit: 50 });
-    const sponsoredResult = body.results.find((r) => r.id === sponsoredId);
-    expect(sponsoredResult).toBeDefined();
-    expect(sponsoredResult!.sponsored).toBe(true);
-    for (const r of body.results) {
-      if (SPONSORED.includes(r.id)) expect(r.sponsored).toBe(true);
-      else expect('sponsored' in r).toBe(false);
-    }
-    expect(violatesSponsorshipRule(body.results)).toBe(false);
-    const position = body.results.indexOf(sponsoredResult!);
-    for (const below of body.results.slice(position + 1)) if (!below.sponsored) expect(below.score).toBeLessThan(sponsoredResult!.score);
-    const scores = body.results.map((r) => r.score);
-    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-  });
+  ])(
+    'sponsorship on real ranking: %s -> %s is marked and never above an editorial record with an equal or higher score',
+    async (query, sponsoredId) => {
+      const body = await search({ query, limit: 50 });
+      const sponsoredResult = body.results.find((r) => r.id === sponsoredId);
+      expect(sponsoredResult).toBeDefined();
+      expect(sponsoredResult!.sponsored).toBe(true);
+      for (const r of body.results) {
+        if (SPONSORED.includes(r.id)) expect(r.sponsored).toBe(true);
+        else expect('sponsored' in r).toBe(false);
+      }
+      expect(violatesSponsorshipRule(body.results)).toBe(false);
+      const position = body.results.indexOf(sponsoredResult!);
+      for (const below of body.results.slice(position + 1)) if (!below.sponsored) expect(below.score).toBeLessThan(sponsoredResult!.score);
+      const scores = body.results.map((r) => r.score);
+      expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    },
+  );
 
   it('get_resource: the complete v1 record exactly as ingested (same JSON, same key order)', async () => {
     const records = kind === 'in-memory' ? library.records : library.records.filter((_, i) => i % 9 === 0);
@@ -228,7 +245,9 @@ describe.each(['in-memory', 'http'] as const)('Alexandria tools on the registry 
     }
     for (let i = 1; i < topics.length; i += 1) {
       const [a, b] = [topics[i - 1]!, topics[i]!];
-      expect(a.entries > b.entries || (a.entries === b.entries && library.topics.indexOf(a.topic) < library.topics.indexOf(b.topic))).toBe(true);
+      expect(a.entries > b.entries || (a.entries === b.entries && library.topics.indexOf(a.topic) < library.topics.indexOf(b.topic))).toBe(
+        true,
+      );
     }
   });
 });
@@ -243,7 +262,7 @@ describe('list_topics counts are live', () => {
     try {
       const after = (await service.listTopics()).topics;
       for (const topic of library.topics) {
-        const delta = (before.find((t) => t.topic === topic)!.entries) - (after.find((t) => t.topic === topic)!.entries);
+        const delta = before.find((t) => t.topic === topic)!.entries - after.find((t) => t.topic === topic)!.entries;
         expect(delta).toBe(record.tags.includes(topic) ? 1 : 0);
       }
       await expect(service.getResource(record.id)).rejects.toThrow(/resource not found/);
@@ -277,7 +296,12 @@ describe('internal errors are not leaked', () => {
     const pool = new pg.Pool({ connectionString: databaseUrl(missing), max: 1 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const logger = new CapturingLogger();
-    const search = createSearchService({ db, embedder: registry.ctx.embedder, pageTokens: registry.ctx.pageTokens, publicUrl: registry.ctx.config.publicUrl });
+    const search = createSearchService({
+      db,
+      embedder: registry.ctx.embedder,
+      pageTokens: registry.ctx.pageTokens,
+      publicUrl: registry.ctx.config.publicUrl,
+    });
     const { service } = registryLibrary(library, { db, search });
     const server = createAlexandriaMcpServer(service, { logger });
     const client = new Client({ name: 'alexandria-integration', version: '1.0.0' });
@@ -296,7 +320,9 @@ describe('internal errors are not leaked', () => {
         expect(text).toMatch(/^internal error \(request id [0-9a-f-]{36}\)$/);
         expect(text).not.toContain(missing);
         const requestId = /request id ([0-9a-f-]{36})/.exec(text)![1];
-        expect(logger.entries.some((e) => e.details.requestId === requestId && String((e.details.err as Error).message).includes(missing))).toBe(true);
+        expect(
+          logger.entries.some((e) => e.details.requestId === requestId && String((e.details.err as Error).message).includes(missing)),
+        ).toBe(true);
       }
     } finally {
       await client.close();
@@ -313,7 +339,11 @@ describe('POST /search finds the library (ARD §7.2)', () => {
     const alexandria = res.body.results.filter((e: { type: string }) => e.type === 'application/vnd.alexandria.resource+json');
     expect(alexandria.length).toBeGreaterThanOrEqual(3);
     const ids = alexandria.map((e: { identifier: string }) => urnToAlexandriaId(e.identifier));
-    expect(ids.some((id: string) => ['github:letta-ai/letta', 'arxiv:2310.08560', 'github:langchain-ai/langmem', 'github:mem0ai/mem0'].includes(id))).toBe(true);
+    expect(
+      ids.some((id: string) =>
+        ['github:letta-ai/letta', 'arxiv:2310.08560', 'github:langchain-ai/langmem', 'github:mem0ai/mem0'].includes(id),
+      ),
+    ).toBe(true);
   });
 });
 

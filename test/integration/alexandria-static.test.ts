@@ -54,7 +54,9 @@ describe('static v0 transport', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/xml; charset=utf-8');
     expectCacheable(res.headers);
-    expect(res.text).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<urlset xmlns="http:\/\/www.sitemaps.org\/schemas\/sitemap\/0.9">/);
+    expect(res.text).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<urlset xmlns="http:\/\/www.sitemaps.org\/schemas\/sitemap\/0.9">/,
+    );
     const locs = [...res.text.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1]!);
     expect(locs).toHaveLength(180);
     expect(new Set(locs).size).toBe(180);
@@ -95,7 +97,10 @@ describe('static v0 transport', () => {
   it('unknown record -> 404 NOT_FOUND, malformed -> 400 INVALID_ARGUMENT with the reason (ARD error shape)', async () => {
     const unknown = await registry.get('/library/arxiv/2210.03620.json');
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ errorCode: 'NOT_FOUND', message: 'resource not found: "arxiv:2210.03620" is not in the Alexandria library' });
+    expect(unknown.body).toEqual({
+      errorCode: 'NOT_FOUND',
+      message: 'resource not found: "arxiv:2210.03620" is not in the Alexandria library',
+    });
     const malformed = await registry.get('/library/arxiv/2210.03629v2.json');
     expect(malformed.status).toBe(400);
     expect(malformed.body.errorCode).toBe('INVALID_ARGUMENT');
@@ -131,7 +136,9 @@ describe('GET /.well-known/ai-catalog.json (ARD §4.1, §7)', () => {
   });
 
   it('tells an IP-address PUBLIC_URL host from a domain', () => {
-    expect(['http://127.0.0.1:8080/', 'http://[::1]:8080/', 'https://registry.example.com/', 'http://localhost:8080/'].map(publicUrlHasIpHost)).toEqual([true, true, false, false]);
+    expect(
+      ['http://127.0.0.1:8080/', 'http://[::1]:8080/', 'https://registry.example.com/', 'http://localhost:8080/'].map(publicUrlHasIpHost),
+    ).toEqual([true, true, false, false]);
   });
 
   it('derives the URN publisher from the PUBLIC_URL host (port dropped, IPv6 made URN-safe)', () => {

@@ -43,7 +43,9 @@ async function crawl(host: string): Promise<CrawlReport> {
 describe('consumer resolution (ARD v0.91 §5.1)', () => {
   it('reads /.well-known/ard.json and /.well-known/ai-catalog.json; ard.json wins an identifier both list', async () => {
     const host = 'both.test';
-    server.json(host, '/.well-known/ard.json', { entries: [entry(host, 'shared', 'from ard.json'), entry(host, 'same'), entry(host, 'ard-only')] });
+    server.json(host, '/.well-known/ard.json', {
+      entries: [entry(host, 'shared', 'from ard.json'), entry(host, 'same'), entry(host, 'ard-only')],
+    });
     server.json(host, '/.well-known/ai-catalog.json', {
       specVersion: '1.0',
       entries: [entry(host, 'shared', 'from ai-catalog.json'), entry(host, 'same'), entry(host, 'legacy-only')],
@@ -57,7 +59,10 @@ describe('consumer resolution (ARD v0.91 §5.1)', () => {
     expect(report.counts).toMatchObject({ added: 4, rejected: 1 });
     // An identical copy is one listing; a different one is reported and loses.
     expect(report.rejected).toEqual([
-      expect.objectContaining({ identifier: `urn:air:${host}:tools:shared`, reason: expect.stringContaining('takes precedence (ARD v0.91 §5.1)') }),
+      expect.objectContaining({
+        identifier: `urn:air:${host}:tools:shared`,
+        reason: expect.stringContaining('takes precedence (ARD v0.91 §5.1)'),
+      }),
     ]);
     expect((await getLiveEntry(registry.ctx.db, `urn:air:${host}:tools:shared`))?.entry.description).toBe('from ard.json');
     expect(await getLiveEntry(registry.ctx.db, `urn:air:${host}:tools:legacy-only`)).not.toBeNull();

@@ -66,7 +66,9 @@ describe('POST /search edge cases', () => {
     // UTF-8, refused like a broken escape in a path.
     expectNamedClientError(await registry.get('/agents?filter=displayName%20%3D%20%22%ED%BF%BF%22'), /not valid UTF-8 percent-encoding/);
     // A pair is a character like any other.
-    expect((await registry.post('/search', '{"query":{"text":"weather \\ud83c\\udf27","filter":{"updatedAt":"\\ud83c\\udf27"}}}')).status).toBe(200);
+    expect(
+      (await registry.post('/search', '{"query":{"text":"weather \\ud83c\\udf27","filter":{"updatedAt":"\\ud83c\\udf27"}}}')).status,
+    ).toBe(200);
   });
 
   it('a 1 MB body is rejected with 413 naming the limit, a 2001-character query with 400', async () => {

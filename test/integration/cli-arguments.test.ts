@@ -31,12 +31,15 @@ describe('ard-registry arguments', () => {
     expect(res.stdout).toBe(`ard-registry ${pkg.version}\n`);
   });
 
-  it.each([['ingest'], ['sources'], ['mcp'], ['serve']])('%s --help prints that command\'s usage and never opens the database', async (command) => {
-    const res = await runCli([command, '--help'], { DATA_DIR: dataDir });
-    expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(new RegExp(`^usage: ard-registry ${command}`));
-    expect(fs.existsSync(dataDir)).toBe(false);
-  });
+  it.each([['ingest'], ['sources'], ['mcp'], ['serve']])(
+    "%s --help prints that command's usage and never opens the database",
+    async (command) => {
+      const res = await runCli([command, '--help'], { DATA_DIR: dataDir });
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(new RegExp(`^usage: ard-registry ${command}`));
+      expect(fs.existsSync(dataDir)).toBe(false);
+    },
+  );
 
   it('an unknown flag is an error with the command usage (exit 2)', async () => {
     const res = await runCli(['ingest', '--bogus', 'x.json'], { DATA_DIR: dataDir });

@@ -63,7 +63,12 @@ describe('ard-registry ingest <file>', () => {
       JSON.stringify({
         specVersion: '1.0',
         entries: [
-          { identifier: 'urn:air:cli.example:mcp:good', displayName: 'Good Entry', type: 'application/mcp-server-card+json', url: 'https://cli.example/good' },
+          {
+            identifier: 'urn:air:cli.example:mcp:good',
+            displayName: 'Good Entry',
+            type: 'application/mcp-server-card+json',
+            url: 'https://cli.example/good',
+          },
           { identifier: 'urn:air:cli.example:mcp:nourl', displayName: 'No Location', type: 'application/mcp-server-card+json' },
           { displayName: 'No Identifier', type: 'application/mcp-server-card+json', url: 'https://cli.example/x' },
         ],

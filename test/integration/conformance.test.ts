@@ -26,7 +26,15 @@ describe('conformance script (ARD v0.9, v0.91)', () => {
       const printed = formatResults(results);
       expect(results.filter((r) => r.outcome !== 'pass')).toEqual([]);
       expect(results.length).toBeGreaterThanOrEqual(15);
-      for (const section of ['v0.91 §5.1', 'v0.91 §5.3.1', 'v0.91 §5.3.2', 'v0.91 §5.3.3', 'v0.91 §5.3.4', 'v0.91 §5.3.5', 'v0.9 Appendix B']) {
+      for (const section of [
+        'v0.91 §5.1',
+        'v0.91 §5.3.1',
+        'v0.91 §5.3.2',
+        'v0.91 §5.3.3',
+        'v0.91 §5.3.4',
+        'v0.91 §5.3.5',
+        'v0.9 Appendix B',
+      ]) {
         expect(printed).toContain(`PASS  MUST   ${section}`);
       }
     } finally {
@@ -49,10 +57,14 @@ describe('conformance script (ARD v0.9, v0.91)', () => {
   it('runs as `npm run conformance -- <base-url>` and exits 0', async () => {
     const root = path.resolve(__dirname, '..', '..');
     // Asynchronously: the registry under test answers from this process.
-    const run = await promisify(execFile)(process.execPath, [path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(root, 'scripts', 'conformance.ts'), registry.url], {
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    const run = await promisify(execFile)(
+      process.execPath,
+      [path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(root, 'scripts', 'conformance.ts'), registry.url],
+      {
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(/\d+ passed, 0 MUST failed, 0 SHOULD not met/);
   });

@@ -132,19 +132,64 @@ describe('a hostile publisher crawling its own domain', () => {
   }
 
   it.each<[string, () => string | Buffer, Record<string, string>, { status: string; error?: RegExp; rejected?: number; added?: number }]>([
-    ['every entry now with displayName: 5', () => catalog(Array.from({ length: 20 }, (_, i) => entry('hostile.test', i, { displayName: 5 }))), {}, { status: 'ok', rejected: 20 }],
-    ['entries that are numbers', () => '{"specVersion":"1.0","entries":[1,2,3]}', {}, { status: 'failed', error: /entries\.0 must be object/ }],
-    ['entries that are null, a string and an array', () => '{"specVersion":"1.0","entries":[null,"x",[]]}', {}, { status: 'failed', error: /must be object/ }],
-    ['entries without identifiers', () => catalog(Array.from({ length: 20 }, () => ({ displayName: 'who am I' }))), {}, { status: 'partial', rejected: 20 }],
+    [
+      'every entry now with displayName: 5',
+      () => catalog(Array.from({ length: 20 }, (_, i) => entry('hostile.test', i, { displayName: 5 }))),
+      {},
+      { status: 'ok', rejected: 20 },
+    ],
+    [
+      'entries that are numbers',
+      () => '{"specVersion":"1.0","entries":[1,2,3]}',
+      {},
+      { status: 'failed', error: /entries\.0 must be object/ },
+    ],
+    [
+      'entries that are null, a string and an array',
+      () => '{"specVersion":"1.0","entries":[null,"x",[]]}',
+      {},
+      { status: 'failed', error: /must be object/ },
+    ],
+    [
+      'entries without identifiers',
+      () => catalog(Array.from({ length: 20 }, () => ({ displayName: 'who am I' }))),
+      {},
+      { status: 'partial', rejected: 20 },
+    ],
     ['one NUL byte', () => Buffer.from([0]), {}, { status: 'failed', error: /not valid JSON/ }],
-    ['a gzip body served as plain JSON', () => gzipSync(catalog([entry('hostile.test', 0)])), {}, { status: 'failed', error: /not valid JSON/ }],
+    [
+      'a gzip body served as plain JSON',
+      () => gzipSync(catalog([entry('hostile.test', 0)])),
+      {},
+      { status: 'failed', error: /not valid JSON/ },
+    ],
     [
       'invalid UTF-8 and a NUL escape in a listed entry',
-      () => Buffer.from(catalog(Array.from({ length: 20 }, (_, i) => entry('hostile.test', i, i === 0 ? { displayName: 'bad \u0000 NAME' } : {}))).replace('NAME', '\\u0000').replace('bad ', 'bad \xff\xfe'), 'latin1'),
+      () =>
+        Buffer.from(
+          catalog(Array.from({ length: 20 }, (_, i) => entry('hostile.test', i, i === 0 ? { displayName: 'bad \u0000 NAME' } : {})))
+            .replace('NAME', '\\u0000')
+            .replace('bad ', 'bad \xff\xfe'),
+          'latin1',
+        ),
       {},
       { status: 'ok', rejected: 1 },
     ],
-    ['an inline nested catalog that is not a manifest', () => catalog([...Array.from({ length: 20 }, (_, i) => entry('hostile.test', i)), { identifier: 'urn:air:hostile.test:catalog:inline', displayName: 'Inline', type: 'application/ai-catalog+json', data: { entries: 'none' } }]), {}, { status: 'partial', rejected: 1, added: 1 }],
+    [
+      'an inline nested catalog that is not a manifest',
+      () =>
+        catalog([
+          ...Array.from({ length: 20 }, (_, i) => entry('hostile.test', i)),
+          {
+            identifier: 'urn:air:hostile.test:catalog:inline',
+            displayName: 'Inline',
+            type: 'application/ai-catalog+json',
+            data: { entries: 'none' },
+          },
+        ]),
+      {},
+      { status: 'partial', rejected: 1, added: 1 },
+    ],
   ])('%s: the live entries stay as they were', async (_label, make, extraHeaders, expected) => {
     const before = await liveEntries();
     expect(before.size).toBe(20);
@@ -202,7 +247,12 @@ describe('a hostile publisher crawling its own domain', () => {
       catalog([
         entry('hostile.test', 0, { description: 'x'.repeat(9000) }),
         ...Array.from({ length: 20 }, (_, i) => entry('hostile.test', i)).slice(4),
-        ...['/nested-description.json', '/nested-name.json', '/nested-tag.json'].map((path, i) => ({ identifier: `urn:air:hostile.test:catalog:n${i}`, displayName: `Nested ${i}`, type: 'application/ai-catalog+json', url: `${origin}${path}` })),
+        ...['/nested-description.json', '/nested-name.json', '/nested-tag.json'].map((path, i) => ({
+          identifier: `urn:air:hostile.test:catalog:n${i}`,
+          displayName: `Nested ${i}`,
+          type: 'application/ai-catalog+json',
+          url: `${origin}${path}`,
+        })),
       ]),
     );
     const embeddedBefore = embeddedCharacters;

@@ -49,7 +49,15 @@ describe('crawler (ARD §6 web ingestion)', () => {
       logLevel: 'silent',
       loadDemoCorpus: false,
       crawlAllowPrivate: true,
-      crawl: { ...base.crawl, hostDelayMs: 0, timeoutMs: 1500, maxEntries: 10000, maxDepth: 3, maxBytes: 10 * 1024 * 1024, schedulerEnabled: false },
+      crawl: {
+        ...base.crawl,
+        hostDelayMs: 0,
+        timeoutMs: 1500,
+        maxEntries: 10000,
+        maxDepth: 3,
+        maxBytes: 10 * 1024 * 1024,
+        schedulerEnabled: false,
+      },
     });
     const model = new UseLiteEmbedder();
     const counting: Embedder = {
@@ -79,7 +87,9 @@ describe('crawler (ARD §6 web ingestion)', () => {
   }
 
   function serveSpecExample() {
-    const text = fs.readFileSync(path.join(FIXTURES, 'ard-spec', 'ai-catalog.json'), 'utf8').replace(/https:\/\/acme\.com\//g, `${server.origin('acme.com')}/`);
+    const text = fs
+      .readFileSync(path.join(FIXTURES, 'ard-spec', 'ai-catalog.json'), 'utf8')
+      .replace(/https:\/\/acme\.com\//g, `${server.origin('acme.com')}/`);
     server.route('acme.com', '/.well-known/ai-catalog.json', (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(text);
@@ -321,7 +331,10 @@ describe('crawler (ARD §6 web ingestion)', () => {
     server.json(
       'cycle.test',
       '/.well-known/ai-catalog.json',
-      manifest([entry('cycle.test', 'only'), { identifier: 'urn:air:cycle.test:catalog:self', displayName: 'Me again', type: 'application/ai-catalog+json', url: self }]),
+      manifest([
+        entry('cycle.test', 'only'),
+        { identifier: 'urn:air:cycle.test:catalog:self', displayName: 'Me again', type: 'application/ai-catalog+json', url: self },
+      ]),
     );
     const report = await crawl(`${server.origin('cycle.test')}/`);
     expect(report.status).toBe('ok');
@@ -335,7 +348,12 @@ describe('crawler (ARD §6 web ingestion)', () => {
     for (let depth = 0; depth <= 4; depth++) {
       const entries: unknown[] = [entry('deep.test', `level-${depth}`)];
       if (depth < 4) {
-        entries.push({ identifier: `urn:air:deep.test:catalog:c${depth + 1}`, displayName: `Level ${depth + 1}`, type: 'application/ai-catalog+json', url: `${server.origin('deep.test')}/c${depth + 1}.json` });
+        entries.push({
+          identifier: `urn:air:deep.test:catalog:c${depth + 1}`,
+          displayName: `Level ${depth + 1}`,
+          type: 'application/ai-catalog+json',
+          url: `${server.origin('deep.test')}/c${depth + 1}.json`,
+        });
       }
       server.json('deep.test', depth === 0 ? '/.well-known/ai-catalog.json' : `/c${depth}.json`, manifest(entries));
     }
@@ -353,7 +371,12 @@ describe('crawler (ARD §6 web ingestion)', () => {
   });
 
   it('refuses a source listing 100k entries (over CRAWL_MAX_ENTRIES) and changes nothing', async () => {
-    const many = Array.from({ length: 100_000 }, (_, i) => ({ identifier: `urn:air:big.test:x:e${i}`, displayName: `e${i}`, type: 'application/ai-skill', url: `https://big.test/${i}` }));
+    const many = Array.from({ length: 100_000 }, (_, i) => ({
+      identifier: `urn:air:big.test:x:e${i}`,
+      displayName: `e${i}`,
+      type: 'application/ai-skill',
+      url: `https://big.test/${i}`,
+    }));
     server.json('big.test', '/.well-known/ai-catalog.json', JSON.stringify(manifest(many)));
     const before = embeddedTexts;
     // A body cap large enough for the 100k entries, so the entry limit is what refuses them.
@@ -366,7 +389,11 @@ describe('crawler (ARD §6 web ingestion)', () => {
     expect(report.status).toBe('failed');
     expect(report.error).toMatch(/CRAWL_MAX_ENTRIES=10000/);
     expect(embeddedTexts).toBe(before);
-    const n = await ctx.db.selectFrom('entries').select((eb) => eb.fn.countAll<string>().as('n')).where('publisher', '=', 'big.test').executeTakeFirstOrThrow();
+    const n = await ctx.db
+      .selectFrom('entries')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('publisher', '=', 'big.test')
+      .executeTakeFirstOrThrow();
     expect(Number(n.n)).toBe(0);
   });
 
@@ -404,8 +431,16 @@ describe('crawler (ARD §6 web ingestion)', () => {
     });
 
     it('keeps an identifier with the first source that lists it', async () => {
-      server.json('first.shared.test', '/.well-known/ai-catalog.json', manifest([entry('shared.test', 'contested', { description: 'first' })]));
-      server.json('second.shared.test', '/.well-known/ai-catalog.json', manifest([entry('shared.test', 'contested', { description: 'second' })]));
+      server.json(
+        'first.shared.test',
+        '/.well-known/ai-catalog.json',
+        manifest([entry('shared.test', 'contested', { description: 'first' })]),
+      );
+      server.json(
+        'second.shared.test',
+        '/.well-known/ai-catalog.json',
+        manifest([entry('shared.test', 'contested', { description: 'second' })]),
+      );
       await crawl(`${server.origin('first.shared.test')}/`);
       const second = await crawl(`${server.origin('second.shared.test')}/`);
       expect(second.counts).toMatchObject({ added: 0, rejected: 1 });
@@ -419,21 +454,55 @@ describe('crawler (ARD §6 web ingestion)', () => {
       'peers.test',
       '/.well-known/ai-catalog.json',
       manifest([
-        { identifier: 'urn:air:peers.test:registry:main', displayName: 'Peers registry', type: 'application/ai-registry+json', url: 'https://registry.peers.test/' },
-        { identifier: 'urn:air:peers.test:registry:legacy', displayName: 'Legacy registry', type: 'application/ai-registry', url: 'https://old.peers.test/' },
+        {
+          identifier: 'urn:air:peers.test:registry:main',
+          displayName: 'Peers registry',
+          type: 'application/ai-registry+json',
+          url: 'https://registry.peers.test/',
+        },
+        {
+          identifier: 'urn:air:peers.test:registry:legacy',
+          displayName: 'Legacy registry',
+          type: 'application/ai-registry',
+          url: 'https://old.peers.test/',
+        },
       ]),
     );
     await crawl(`${server.origin('peers.test')}/`);
     const known = await listKnownRegistries(ctx.db);
     expect(known.filter((k) => k.identifier.includes('peers.test'))).toEqual([
-      { identifier: 'urn:air:peers.test:registry:legacy', displayName: 'Legacy registry', type: 'application/ai-registry', url: 'https://old.peers.test/', text: 'Legacy registry' },
-      { identifier: 'urn:air:peers.test:registry:main', displayName: 'Peers registry', type: 'application/ai-registry+json', url: 'https://registry.peers.test/', text: 'Peers registry' },
+      {
+        identifier: 'urn:air:peers.test:registry:legacy',
+        displayName: 'Legacy registry',
+        type: 'application/ai-registry',
+        url: 'https://old.peers.test/',
+        text: 'Legacy registry',
+      },
+      {
+        identifier: 'urn:air:peers.test:registry:main',
+        displayName: 'Peers registry',
+        type: 'application/ai-registry+json',
+        url: 'https://registry.peers.test/',
+        text: 'Peers registry',
+      },
     ]);
   });
 
   it('a nested catalog that fails leaves the source partial: valid entries stored, nothing removed', async () => {
     let nestedUp = true;
-    server.json('partial.test', '/.well-known/ai-catalog.json', manifest([entry('partial.test', 'root'), { identifier: 'urn:air:partial.test:catalog:sub', displayName: 'Sub', type: 'application/ai-catalog+json', url: `${server.origin('partial.test')}/sub.json` }]));
+    server.json(
+      'partial.test',
+      '/.well-known/ai-catalog.json',
+      manifest([
+        entry('partial.test', 'root'),
+        {
+          identifier: 'urn:air:partial.test:catalog:sub',
+          displayName: 'Sub',
+          type: 'application/ai-catalog+json',
+          url: `${server.origin('partial.test')}/sub.json`,
+        },
+      ]),
+    );
     server.route('partial.test', '/sub.json', (_req, res) => {
       res.writeHead(nestedUp ? 200 : 503);
       res.end(nestedUp ? JSON.stringify(manifest([entry('partial.test', 'nested')])) : 'down');

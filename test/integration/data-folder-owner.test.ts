@@ -30,7 +30,11 @@ async function waitReady(base: string, timeoutMs: number): Promise<void> {
 }
 
 async function search(text: string) {
-  const res = await fetch(`${url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text }, pageSize: 5 }) });
+  const res = await fetch(`${url}/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: { text }, pageSize: 5 }),
+  });
   return { status: res.status, body: (await res.json()) as { results: Array<{ identifier: string }> } };
 }
 
@@ -76,7 +80,12 @@ describe('a server owns the embedded folder', () => {
 
   it('mcp over stdio goes through the server: initialize and a tool call are answered', async () => {
     const messages = [
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+      },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_topics', arguments: {} } },
     ];
@@ -88,7 +97,10 @@ describe('a server owns the embedded folder', () => {
     while ((out.match(/\n/g) ?? []).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     mcp.child.stdin!.end();
     const result = await mcp.done;
-    const answers = out.trim().split('\n').map((l) => JSON.parse(l));
+    const answers = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(answers.find((a) => a.id === 1)?.result?.serverInfo?.name).toBe('alexandria');
     expect(answers.find((a) => a.id === 2)?.result?.structuredContent?.topics).toEqual(expect.any(Array));
     expect(result.stderr).toMatch(/answered by the registry server that owns the data folder/);
@@ -105,27 +117,35 @@ describe('a server owns the embedded folder', () => {
 });
 
 describe('after the owner stops', () => {
-  it('SIGTERM releases the lock; the folder opens again and kept the ingested entry', async () => {
-    server!.child.kill('SIGTERM');
-    expect((await server!.done).code).toBe(0);
-    expect(fs.existsSync(path.join(dataDir, LOCK_FILE_NAME))).toBe(false);
-    const again = await runCli(['ingest', FIXTURE], { DATA_DIR: dataDir });
-    expect(again.stdout).toBe(`${FIXTURE}: 1 entries: 0 added, 0 updated, 1 unchanged, 0 rejected\n`);
-    expect(again.code).toBe(0);
-  }, START_MS);
+  it(
+    'SIGTERM releases the lock; the folder opens again and kept the ingested entry',
+    async () => {
+      server!.child.kill('SIGTERM');
+      expect((await server!.done).code).toBe(0);
+      expect(fs.existsSync(path.join(dataDir, LOCK_FILE_NAME))).toBe(false);
+      const again = await runCli(['ingest', FIXTURE], { DATA_DIR: dataDir });
+      expect(again.stdout).toBe(`${FIXTURE}: 1 entries: 0 added, 0 updated, 1 unchanged, 0 rejected\n`);
+      expect(again.code).toBe(0);
+    },
+    START_MS,
+  );
 
-  it('a lock left by a killed process (kill -9) is taken over', async () => {
-    const mcp = startCli(['mcp'], { DATA_DIR: dataDir, LOAD_DEMO_CORPUS: 'false' });
-    const deadline = Date.now() + START_MS;
-    while (!fs.existsSync(path.join(dataDir, LOCK_FILE_NAME)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const blocked = await runCli(['sources'], { DATA_DIR: dataDir });
-    expect(blocked.code).toBe(1);
-    expect(blocked.stderr).toContain(`in use by pid ${mcp.child.pid} (ard-registry mcp`);
-    mcp.child.kill('SIGKILL');
-    await mcp.done;
-    expect(fs.existsSync(path.join(dataDir, LOCK_FILE_NAME))).toBe(true);
-    const after = await runCli(['ingest', FIXTURE], { DATA_DIR: dataDir });
-    expect(after.stdout).toMatch(/1 unchanged/);
-    expect(after.code).toBe(0);
-  }, START_MS);
+  it(
+    'a lock left by a killed process (kill -9) is taken over',
+    async () => {
+      const mcp = startCli(['mcp'], { DATA_DIR: dataDir, LOAD_DEMO_CORPUS: 'false' });
+      const deadline = Date.now() + START_MS;
+      while (!fs.existsSync(path.join(dataDir, LOCK_FILE_NAME)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      const blocked = await runCli(['sources'], { DATA_DIR: dataDir });
+      expect(blocked.code).toBe(1);
+      expect(blocked.stderr).toContain(`in use by pid ${mcp.child.pid} (ard-registry mcp`);
+      mcp.child.kill('SIGKILL');
+      await mcp.done;
+      expect(fs.existsSync(path.join(dataDir, LOCK_FILE_NAME))).toBe(true);
+      const after = await runCli(['ingest', FIXTURE], { DATA_DIR: dataDir });
+      expect(after.stdout).toMatch(/1 unchanged/);
+      expect(after.code).toBe(0);
+    },
+    START_MS,
+  );
 });

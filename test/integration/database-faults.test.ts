@@ -73,5 +73,7 @@ it('serves, answers 503 UNAVAILABLE while the database is unreachable, and recov
   expect(ready).toBe(200);
   const after = await registry.post('/search', query);
   expect(after.status).toBe(200);
-  expect(after.body.results.map((r: { identifier: string }) => r.identifier)).toEqual(before.body.results.map((r: { identifier: string }) => r.identifier));
+  expect(after.body.results.map((r: { identifier: string }) => r.identifier)).toEqual(
+    before.body.results.map((r: { identifier: string }) => r.identifier),
+  );
 });

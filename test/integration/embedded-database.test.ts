@@ -42,7 +42,11 @@ afterAll(async () => {
 });
 
 async function searchAt(baseUrl: string, body: unknown) {
-  const res = await fetch(`${baseUrl}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${baseUrl}/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as { results: Array<{ identifier: string; score: number }>; pageToken?: string } };
 }
 
@@ -78,7 +82,8 @@ describe('embedded database (PGlite)', () => {
   });
 
   it('stored the same entries in both databases', async () => {
-    const count = async (r: RunningRegistry) => (await r.ctx.db.selectFrom('entries').select('identifier').orderBy('identifier').execute()).map((x) => x.identifier);
+    const count = async (r: RunningRegistry) =>
+      (await r.ctx.db.selectFrom('entries').select('identifier').orderBy('identifier').execute()).map((x) => x.identifier);
     expect(await count(embedded)).toEqual(await count(postgres));
     expect((await count(embedded)).length).toBe(FIXTURE_MANIFESTS.reduce((n, name) => n + readFixture(name).entries.length, 0));
   });

@@ -26,7 +26,10 @@ function bigManifest(): string {
     tags: [`topic-${i % 17}`, 'fault-test'],
   }));
   const file = path.join(root, 'big.json');
-  fs.writeFileSync(file, JSON.stringify({ specVersion: '1.0', host: { displayName: 'Faults', identifier: 'did:web:faults.example' }, entries }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ specVersion: '1.0', host: { displayName: 'Faults', identifier: 'did:web:faults.example' }, entries }),
+  );
   return file;
 }
 
@@ -48,39 +51,47 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 describe('kill -9 of an ingest on the embedded folder', () => {
-  it('at random moments: the folder reopens with all or none of the manifest, and a rerun completes it', async () => {
-    const file = bigManifest();
-    const seen: number[] = [];
-    for (const delayMs of [1500 + Math.floor(Math.random() * 4000), 6000 + Math.floor(Math.random() * 10000)]) {
-      const ingest = startCli(['ingest', file], { DATA_DIR: dataDir });
-      await new Promise((r) => setTimeout(r, delayMs));
-      ingest.child.kill('SIGKILL');
-      const result = await ingest.done;
-      const count = await liveEntries();
-      seen.push(count);
-      // 1 = the fixture only; 1 + BIG = the manifest's transaction committed before the kill.
-      expect([1, 1 + BIG]).toContain(count);
-      if (result.code === 0) expect(count).toBe(1 + BIG);
-    }
-    const rerun = await runCli(['ingest', file], { DATA_DIR: dataDir });
-    expect(rerun.code).toBe(0);
-    expect(await liveEntries()).toBe(1 + BIG);
-  }, SLOW_MS * 3);
+  it(
+    'at random moments: the folder reopens with all or none of the manifest, and a rerun completes it',
+    async () => {
+      const file = bigManifest();
+      const seen: number[] = [];
+      for (const delayMs of [1500 + Math.floor(Math.random() * 4000), 6000 + Math.floor(Math.random() * 10000)]) {
+        const ingest = startCli(['ingest', file], { DATA_DIR: dataDir });
+        await new Promise((r) => setTimeout(r, delayMs));
+        ingest.child.kill('SIGKILL');
+        const result = await ingest.done;
+        const count = await liveEntries();
+        seen.push(count);
+        // 1 = the fixture only; 1 + BIG = the manifest's transaction committed before the kill.
+        expect([1, 1 + BIG]).toContain(count);
+        if (result.code === 0) expect(count).toBe(1 + BIG);
+      }
+      const rerun = await runCli(['ingest', file], { DATA_DIR: dataDir });
+      expect(rerun.code).toBe(0);
+      expect(await liveEntries()).toBe(1 + BIG);
+    },
+    SLOW_MS * 3,
+  );
 });
 
 describe('a damaged embedded folder', () => {
-  it('exits non-zero within seconds with what is wrong and the commands that rebuild it', async () => {
-    const broken = path.join(root, 'broken');
-    fs.cpSync(dataDir, broken, { recursive: true });
-    fs.rmSync(path.join(broken, 'ard-registry.lock'), { force: true });
-    fs.writeFileSync(path.join(broken, 'global', 'pg_control'), Buffer.alloc(8192, 0x5a));
-    const res = await runCli(['sources'], { DATA_DIR: broken });
-    expect(res.code).toBe(1);
-    expect(res.stderr).toContain(`the embedded database in ${broken} cannot be opened`);
-    expect(res.stderr).toContain(`mv ${broken} ${broken}.broken && ard-registry serve`);
-    expect(res.stderr).toContain('ard-registry ingest <file|domain>');
-    // Bounded by EMBEDDED_OPEN_TIMEOUT_MS (60 s) even when the open hangs; ~15 s on a busy machine.
-    expect(res.ms).toBeLessThan(90_000);
-    expect(fs.existsSync(path.join(broken, 'ard-registry.lock'))).toBe(false);
-  }, SLOW_MS);
+  it(
+    'exits non-zero within seconds with what is wrong and the commands that rebuild it',
+    async () => {
+      const broken = path.join(root, 'broken');
+      fs.cpSync(dataDir, broken, { recursive: true });
+      fs.rmSync(path.join(broken, 'ard-registry.lock'), { force: true });
+      fs.writeFileSync(path.join(broken, 'global', 'pg_control'), Buffer.alloc(8192, 0x5a));
+      const res = await runCli(['sources'], { DATA_DIR: broken });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain(`the embedded database in ${broken} cannot be opened`);
+      expect(res.stderr).toContain(`mv ${broken} ${broken}.broken && ard-registry serve`);
+      expect(res.stderr).toContain('ard-registry ingest <file|domain>');
+      // Bounded by EMBEDDED_OPEN_TIMEOUT_MS (60 s) even when the open hangs; ~15 s on a busy machine.
+      expect(res.ms).toBeLessThan(90_000);
+      expect(fs.existsSync(path.join(broken, 'ard-registry.lock'))).toBe(false);
+    },
+    SLOW_MS,
+  );
 });

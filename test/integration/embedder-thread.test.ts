@@ -41,12 +41,15 @@ describe('USE-lite on TF.js on a worker thread', () => {
     expect(await worker.embed(['weather'])).toEqual(before);
   });
 
-  it.each(['tfjs', 'onnxruntime'])('on %s, never keeps a process alive on its own, and never lets it exit with an embedding pending', (runtime) => {
-    const script = `
+  it.each(['tfjs', 'onnxruntime'])(
+    'on %s, never keeps a process alive on its own, and never lets it exit with an embedding pending',
+    (runtime) => {
+      const script = `
       const { UseLiteEmbedder } = require(${JSON.stringify(path.join(__dirname, '../../src/embedding/use-lite-embedder.ts'))});
       new UseLiteEmbedder({ runtime: '${runtime}' }).embed(['hello']).then((v) => console.log('dims', v[0].length));`;
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 60_000 });
-    expect(run.status).toBe(0);
-    expect(run.stdout.trim()).toBe('dims 512');
-  });
+      const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+      expect(run.status).toBe(0);
+      expect(run.stdout.trim()).toBe('dims 512');
+    },
+  );
 });

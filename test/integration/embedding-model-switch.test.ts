@@ -51,7 +51,10 @@ describe('re-embedding on a model change, without downtime', () => {
     // An entry ingested during the switch (with the active model) is picked up before switching.
     await ingestManifest(
       { db: handle.db, embedder: models.embedder },
-      { specVersion: '1.0', entries: [{ ...manifest.entries[0], identifier: 'urn:air:example.com:tools:late', displayName: 'late calendar tool' }] },
+      {
+        specVersion: '1.0',
+        entries: [{ ...manifest.entries[0], identifier: 'urn:air:example.com:tools:late', displayName: 'late calendar tool' }],
+      },
       { origin: 'test-late' },
     );
 
@@ -63,7 +66,9 @@ describe('re-embedding on a model change, without downtime', () => {
     const after = await prepareQuery(handle.db, models.embedder, 'late calendar');
     expect(after.model).toBe('hash-new-32');
     expect(after.vector.length).toBe(32);
-    expect((await matchText({ db: handle.db, embedder: models.embedder }, after.text, normaliseFilter(undefined)))[0].identifier).toBe('urn:air:example.com:tools:late');
+    expect((await matchText({ db: handle.db, embedder: models.embedder }, after.text, normaliseFilter(undefined)))[0].identifier).toBe(
+      'urn:air:example.com:tools:late',
+    );
 
     // Another process starting with the same configuration reads the switched model at once.
     const other = new EmbeddingModels(handle.db, oldModel, newModel);

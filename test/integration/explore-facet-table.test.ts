@@ -106,9 +106,16 @@ describe('facet tables (db/migrations/0005_facets.sql)', () => {
 
     // update through ingestion (an upsert): tags changed (one kept, one gone, one new), version removed
     const { version: _dropped, ...changed } = { ...manifest.entries[0], tags: ['zz-probe-b', 'zz-probe-c'] };
-    const update = await ingestManifest({ db: registry.ctx.db, embedder: registry.ctx.embedder }, { ...manifest, entries: [changed] }, { origin: 'test:facets' });
+    const update = await ingestManifest(
+      { db: registry.ctx.db, embedder: registry.ctx.embedder },
+      { ...manifest, entries: [changed] },
+      { origin: 'test:facets' },
+    );
     expect(update.rejected).toEqual([]);
-    const updated = inserted.filter((r) => r !== 'tags=zz-probe-a' && r !== 'version=1.0.0').concat('tags=zz-probe-c').sort();
+    const updated = inserted
+      .filter((r) => r !== 'tags=zz-probe-a' && r !== 'version=1.0.0')
+      .concat('tags=zz-probe-c')
+      .sort();
     expect(await probeRows()).toEqual(updated);
     expect(await tagCount('zz-probe-a')).toBeUndefined();
     expect(await tagCount('zz-probe-c')).toBe(1);
@@ -150,10 +157,29 @@ describe('facet tables (db/migrations/0005_facets.sql)', () => {
 });
 
 describe('POST /explore fast path = generic path (property)', () => {
-  const FAST_FIELDS = ['type', 'publisher', 'version', 'tags', 'capabilities', 'metadata.category', 'metadata.stars', 'host.displayName', 'trustManifest.attestations.type'];
+  const FAST_FIELDS = [
+    'type',
+    'publisher',
+    'version',
+    'tags',
+    'capabilities',
+    'metadata.category',
+    'metadata.stars',
+    'host.displayName',
+    'trustManifest.attestations.type',
+  ];
 
   it('random filters, facets, limits and minCounts give the same facets either way', async () => {
-    const values = (pick: (c: CorpusEntry) => unknown[]) => [...new Set(corpus.flatMap((c) => pick(c).filter((v) => v !== undefined && v !== null).map(String)))].sort();
+    const values = (pick: (c: CorpusEntry) => unknown[]) =>
+      [
+        ...new Set(
+          corpus.flatMap((c) =>
+            pick(c)
+              .filter((v) => v !== undefined && v !== null)
+              .map(String),
+          ),
+        ),
+      ].sort();
     const filterValues: Record<string, string[]> = {
       type: values((c) => [c.entry.type]),
       tags: values((c) => c.entry.tags ?? []).slice(0, 40),
@@ -161,20 +187,28 @@ describe('POST /explore fast path = generic path (property)', () => {
       capabilities: values((c) => c.entry.capabilities ?? []).slice(0, 40),
       'metadata.category': values((c) => [c.entry.metadata?.category]),
     };
-    const filterArb = fc.dictionary(
-      fc.constantFrom(...Object.keys(filterValues)),
-      fc.constant(null),
-      { maxKeys: 1 },
-    ).chain((keys) => {
-      const entries = Object.keys(keys).map((k) => fc.subarray(filterValues[k], { minLength: 1, maxLength: 3 }).map((v) => [k, v] as const));
+    const filterArb = fc.dictionary(fc.constantFrom(...Object.keys(filterValues)), fc.constant(null), { maxKeys: 1 }).chain((keys) => {
+      const entries = Object.keys(keys).map((k) =>
+        fc.subarray(filterValues[k], { minLength: 1, maxLength: 3 }).map((v) => [k, v] as const),
+      );
       return fc.tuple(...entries).map((pairs) => Object.fromEntries(pairs) as Record<string, string[]>);
     });
     const facetsArb = fc.uniqueArray(
-      fc.record({ field: fc.constantFrom(...FAST_FIELDS, 'identifier', 'data.name'), limit: fc.integer({ min: 1, max: 30 }), minCount: fc.integer({ min: 1, max: 3 }) }),
+      fc.record({
+        field: fc.constantFrom(...FAST_FIELDS, 'identifier', 'data.name'),
+        limit: fc.integer({ min: 1, max: 30 }),
+        minCount: fc.integer({ min: 1, max: 3 }),
+      }),
       { minLength: 1, maxLength: 4, selector: (f) => f.field },
     );
-    const textArb = fc.option(fc.constantFrom('kubernetes cluster management', 'send messages to a chat channel', 'database queries'), { freq: 4 });
-    const deps = { db: registry.ctx.db, matches: (text: string, filter: NormalisedFilter) => matchText({ db: registry.ctx.db, embedder: registry.ctx.embedder }, text, filter) };
+    const textArb = fc.option(fc.constantFrom('kubernetes cluster management', 'send messages to a chat channel', 'database queries'), {
+      freq: 4,
+    });
+    const deps = {
+      db: registry.ctx.db,
+      matches: (text: string, filter: NormalisedFilter) =>
+        matchText({ db: registry.ctx.db, embedder: registry.ctx.embedder }, text, filter),
+    };
     let nonEmpty = 0;
     // runs through each source of the fast path: facet_value_counts (no text, no filter), entry_facet_values (text)
     const kinds = { wholeRegistry: 0, text: 0 };

@@ -31,7 +31,11 @@ async function searchAll(text: string, filter?: Record<string, string | string[]
   const out: Array<{ identifier: string; type: string }> = [];
   let token: string | undefined;
   do {
-    const page = await registry.post('/search', { query: { text, ...(filter ? { filter } : {}) }, pageSize: 100, ...(token ? { pageToken: token } : {}) });
+    const page = await registry.post('/search', {
+      query: { text, ...(filter ? { filter } : {}) },
+      pageSize: 100,
+      ...(token ? { pageToken: token } : {}),
+    });
     expect(page.status).toBe(200);
     out.push(...page.body.results);
     token = page.body.pageToken;
@@ -115,7 +119,15 @@ describe('POST /explore (ARD §7.3)', () => {
     for (const text of ['kubernetes cluster management', 'send messages to a chat channel']) {
       const results = await searchAll(text);
       expect(results.length).toBeGreaterThan(0);
-      const res = await explore({ query: { text }, resultType: { facets: [{ field: 'type', limit: 1000 }, { field: 'identifier', limit: 1000 }] } });
+      const res = await explore({
+        query: { text },
+        resultType: {
+          facets: [
+            { field: 'type', limit: 1000 },
+            { field: 'identifier', limit: 1000 },
+          ],
+        },
+      });
       expect(res.status).toBe(200);
       const byType = new Map<string, number>();
       for (const r of results) byType.set(r.type, (byType.get(r.type) ?? 0) + 1);
@@ -131,7 +143,9 @@ describe('POST /explore (ARD §7.3)', () => {
     const results = await searchAll(text, filter);
     expect(results.length).toBeGreaterThan(0);
     const res = await explore({ query: { text, filter }, resultType: { facets: [{ field: 'identifier', limit: 1000 }] } });
-    expect(res.body.facets.identifier.buckets.map((b: { value: string }) => b.value).sort()).toEqual(results.map((r) => r.identifier).sort());
+    expect(res.body.facets.identifier.buckets.map((b: { value: string }) => b.value).sort()).toEqual(
+      results.map((r) => r.identifier).sort(),
+    );
     const unfiltered = await explore({ query: { text }, resultType: { facets: [{ field: 'identifier', limit: 1000 }] } });
     expect(unfiltered.body.facets.identifier.buckets.length).toBeGreaterThan(results.length);
   });
@@ -166,8 +180,21 @@ describe('POST /explore (ARD §7.3)', () => {
       specVersion: '1.0',
       host: { displayName: 'Attested Host' },
       entries: [
-        { identifier: 'urn:air:example.com:agent:one', displayName: 'One', type: MCP, url: 'https://example.com/1', trustManifest: attest(['SOC2-Type2', 'ISO27001']) },
-        { identifier: 'urn:air:example.com:agent:two', displayName: 'Two', type: MCP, url: 'https://example.com/2', trustManifest: attest(['SOC2-Type2']), tags: ['dup', 'dup', 'solo'] },
+        {
+          identifier: 'urn:air:example.com:agent:one',
+          displayName: 'One',
+          type: MCP,
+          url: 'https://example.com/1',
+          trustManifest: attest(['SOC2-Type2', 'ISO27001']),
+        },
+        {
+          identifier: 'urn:air:example.com:agent:two',
+          displayName: 'Two',
+          type: MCP,
+          url: 'https://example.com/2',
+          trustManifest: attest(['SOC2-Type2']),
+          tags: ['dup', 'dup', 'solo'],
+        },
       ],
     };
     const report = await ingestManifest({ db: registry.ctx.db, embedder: registry.ctx.embedder }, manifest, { origin: 'test:attested' });
@@ -180,7 +207,10 @@ describe('POST /explore (ARD §7.3)', () => {
     ]);
     const tags = await explore({ query: { filter: { publisher: 'example.com' } }, resultType: { facets: [{ field: 'tags' }] } });
     // a value repeated inside one entry counts that entry once
-    expect(tags.body.facets.tags.buckets).toEqual([{ value: 'dup', count: 1 }, { value: 'solo', count: 1 }]);
+    expect(tags.body.facets.tags.buckets).toEqual([
+      { value: 'dup', count: 1 },
+      { value: 'solo', count: 1 },
+    ]);
     const client = new pg.Client({ connectionString: registry.database.url });
     await client.connect();
     try {

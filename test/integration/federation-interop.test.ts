@@ -84,7 +84,11 @@ beforeAll(async () => {
       ],
       (id) =>
         id === v091.complete
-          ? { '@context': { acme: 'https://acme.example/ns#' }, ...peerEntry('v091.example', 'weather-now', 'current weather conditions'), 'acme:tier': 'gold' }
+          ? {
+              '@context': { acme: 'https://acme.example/ns#' },
+              ...peerEntry('v091.example', 'weather-now', 'current weather conditions'),
+              'acme:tier': 'gold',
+            }
           : id === v091.lying
             ? peerEntry('v091.example', 'someone-else', 'an entry under another identifier')
             : undefined,
@@ -92,17 +96,61 @@ beforeAll(async () => {
   );
   hostile = await peer(
     startScriptedPeer(() => [
-      { identifier: 'urn:air:evil.example:mcp:flood-a', displayName: 'Flood A', type: 'application/mcp-server-card+json', url: 'https://evil.example/a', score: 100, source: 'https://evil.example/' },
-      { identifier: GRAFANA, displayName: 'SPOOFED grafana', type: 'application/mcp-server-card+json', url: 'https://evil.example/grafana', score: 100, source: 'https://evil.example/' },
-      { identifier: 'urn:air:evil.example:mcp:flood-b', displayName: 'Flood B', type: 'application/mcp-server-card+json', url: 'https://evil.example/b', score: 100, source: h.ctx.config.publicUrl },
-      { identifier: 'urn:air:evil.example:mcp:flood-a', displayName: 'Flood A again', type: 'application/mcp-server-card+json', url: 'https://evil.example/a2', score: 100 },
-      { identifier: 'urn:air:evil.example:mcp:flood-c', displayName: 'Flood C', type: 'application/mcp-server-card+json', url: 'https://evil.example/c', score: 100, source: 'https://evil.example/' },
-      { identifier: 'urn:air:evil.example:mcp:bad', displayName: 'Bad', type: 'application/mcp-server-card+json', url: 'javascript:alert(1)', data: {}, score: 100 },
+      {
+        identifier: 'urn:air:evil.example:mcp:flood-a',
+        displayName: 'Flood A',
+        type: 'application/mcp-server-card+json',
+        url: 'https://evil.example/a',
+        score: 100,
+        source: 'https://evil.example/',
+      },
+      {
+        identifier: GRAFANA,
+        displayName: 'SPOOFED grafana',
+        type: 'application/mcp-server-card+json',
+        url: 'https://evil.example/grafana',
+        score: 100,
+        source: 'https://evil.example/',
+      },
+      {
+        identifier: 'urn:air:evil.example:mcp:flood-b',
+        displayName: 'Flood B',
+        type: 'application/mcp-server-card+json',
+        url: 'https://evil.example/b',
+        score: 100,
+        source: h.ctx.config.publicUrl,
+      },
+      {
+        identifier: 'urn:air:evil.example:mcp:flood-a',
+        displayName: 'Flood A again',
+        type: 'application/mcp-server-card+json',
+        url: 'https://evil.example/a2',
+        score: 100,
+      },
+      {
+        identifier: 'urn:air:evil.example:mcp:flood-c',
+        displayName: 'Flood C',
+        type: 'application/mcp-server-card+json',
+        url: 'https://evil.example/c',
+        score: 100,
+        source: 'https://evil.example/',
+      },
+      {
+        identifier: 'urn:air:evil.example:mcp:bad',
+        displayName: 'Bad',
+        type: 'application/mcp-server-card+json',
+        url: 'javascript:alert(1)',
+        data: {},
+        score: 100,
+      },
     ]),
   );
   html = await peer(startHtmlPeer());
   redirecting = await peer(startRedirectingPeer(reference.url));
-  h = await hub({ peers: [reference.url, v091Peer.url, hostile.url, html.url, redirecting.url], federationBreakerThreshold: 3 }, 'toolhive-ai-catalog.json');
+  h = await hub(
+    { peers: [reference.url, v091Peer.url, hostile.url, html.url, redirecting.url], federationBreakerThreshold: 3 },
+    'toolhive-ai-catalog.json',
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -117,7 +165,10 @@ describe('a peer that answers like the reference registry', () => {
       expect(res.status).toBe(200);
       const fromReference = (res.body.results as Result[]).filter((r) => r.source === reference.url);
       expect(fromReference.map((r) => r.identifier)).toContain('urn:air:weather.example:mcp:storm-tracker');
-      expect(fromReference.find((r) => r.identifier === 'urn:air:weather.example:mcp:storm-tracker')).toMatchObject({ displayName: 'storm tracker', description: 'weather radar and storm alerts' });
+      expect(fromReference.find((r) => r.identifier === 'urn:air:weather.example:mcp:storm-tracker')).toMatchObject({
+        displayName: 'storm tracker',
+        description: 'weather radar and storm alerts',
+      });
       expectOrderedScores(res.body.results);
     }
     const nothing = await h.post('/search', { query: { text: 'quantum chromodynamics lattice' }, pageSize: 10 });
@@ -169,7 +220,8 @@ describe('a peer in the v0.91 shape (ARD v0.91 §5.3.2, §5.3.4)', () => {
 describe('a hostile peer', () => {
   it('cannot spoof an entry this registry holds, name a source it has not proven, or buy the top with inflated scores', async () => {
     // Calibration learns from the peer's own answers: a few queries first, as a running registry would have seen.
-    for (const text of ['dashboards and metrics', 'log search', 'alerting rules', 'incident timeline']) await h.post('/search', { query: { text }, pageSize: 10 });
+    for (const text of ['dashboards and metrics', 'log search', 'alerting rules', 'incident timeline'])
+      await h.post('/search', { query: { text }, pageSize: 10 });
     const query = { query: { text: 'weather forecast' }, pageSize: 30 };
     const res = await h.post('/search', query);
     expect(res.status).toBe(200);
@@ -195,7 +247,11 @@ describe('a hostile peer', () => {
     const strong = { query: { text: 'grafana dashboards' }, pageSize: 30 };
     const [fed, ownStrong] = await Promise.all([h.post('/search', strong), h.post('/search', { ...strong, federation: 'none' })]);
     expect(ownStrong.body.results[0]).toMatchObject({ identifier: GRAFANA });
-    expect(fed.body.results[0]).toMatchObject({ identifier: GRAFANA, source: h.ctx.config.publicUrl, score: ownStrong.body.results[0].score });
+    expect(fed.body.results[0]).toMatchObject({
+      identifier: GRAFANA,
+      source: h.ctx.config.publicUrl,
+      score: ownStrong.body.results[0].score,
+    });
     expect(fed.body.results[0].displayName).not.toContain('SPOOFED');
     const flood = (fed.body.results as Result[]).filter((r) => r.source === hostile.url);
     expect(flood.length).toBeGreaterThan(0);
@@ -226,7 +282,12 @@ describe('loops without our headers', () => {
   it('a peer that asks us back with auto and ignores every header gets none at once; the loop ends after one round trip', async () => {
     // eslint-disable-next-line prefer-const -- the peer is built before the hub it asks back, and reads it lazily
     let loopHub: TestRegistry | undefined;
-    const looper = await peer(startHeaderIgnoringLoopPeer([peerEntry('loop.example', 'news-digest', 'a digest of korean news')], () => loopHub!.ctx.config.publicUrl));
+    const looper = await peer(
+      startHeaderIgnoringLoopPeer(
+        [peerEntry('loop.example', 'news-digest', 'a digest of korean news')],
+        () => loopHub!.ctx.config.publicUrl,
+      ),
+    );
     loopHub = await hub({ peers: [looper.url] }, 'agentfinder-sample-ai-catalog.first33.normalised.json');
     const started = performance.now();
     const res = await loopHub.post('/search', { query: { text: 'korean news agent' }, pageSize: 10 });
@@ -248,7 +309,9 @@ describe('loops without our headers', () => {
 
 describe('completion within the budget', () => {
   it('a peer whose GET /agents/{identifier} never answers costs no more than the budget; its result keeps the v0.91 shape', async () => {
-    const hanging = await peer(startV091LikePeer([{ identifier: 'urn:air:slow.example:mcp:weather-later', score: 70 }], () => NEVER_ANSWER));
+    const hanging = await peer(
+      startV091LikePeer([{ identifier: 'urn:air:slow.example:mcp:weather-later', score: 70 }], () => NEVER_ANSWER),
+    );
     const port = await freePort();
     const budget = 1500;
     const small = await startTestRegistry({
@@ -263,7 +326,9 @@ describe('completion within the budget', () => {
     expect(res.status).toBe(200);
     // Not held by the GET that never answers: the budget, plus what a loaded machine adds to the answer's way out.
     expect(elapsed).toBeLessThanOrEqual(budget + 500);
-    expect(res.body.results).toEqual([{ identifier: 'urn:air:slow.example:mcp:weather-later', score: expect.any(Number), source: hanging.url }]);
+    expect(res.body.results).toEqual([
+      { identifier: 'urn:air:slow.example:mcp:weather-later', score: expect.any(Number), source: hanging.url },
+    ]);
     expect(small.ctx.federation.metrics.snapshot().peers[hanging.url]!.resolutions.completion_failed).toBe(1);
   });
 });

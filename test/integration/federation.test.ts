@@ -99,11 +99,14 @@ describe('federation auto across real registries (ARD §8)', () => {
     for (const [merged, ownA, ownB] of [
       [results, localA.body.results, localB.body.results],
       [auto2.body.results, localA2.body.results, localB2.body.results],
-    ] as Array<[Array<{ identifier: string; score: number; source: string }>, Array<{ identifier: string }>, Array<{ identifier: string }>]>) {
+    ] as Array<
+      [Array<{ identifier: string; score: number; source: string }>, Array<{ identifier: string }>, Array<{ identifier: string }>]
+    >) {
       const aIds = new Set(ids(ownA));
       const bOnly = merged.filter((r) => !aIds.has(r.identifier));
       bOnlyTotal += bOnly.length;
-      for (const r of merged) expect(r.source).toBe(aIds.has(r.identifier) ? urlOf(portA) : ids(ownB).includes(r.identifier) ? urlOf(portB) : urlOf(portC));
+      for (const r of merged)
+        expect(r.source).toBe(aIds.has(r.identifier) ? urlOf(portA) : ids(ownB).includes(r.identifier) ? urlOf(portB) : urlOf(portC));
       const fromA = ids(merged).filter((id) => aIds.has(id));
       expect(fromA).toEqual(ids(ownA).filter((id: string) => fromA.includes(id)));
       const fromB = ids(bOnly.filter((r) => r.source === urlOf(portB)));
@@ -145,7 +148,11 @@ describe('federation auto across real registries (ARD §8)', () => {
   it('a registry named in ARD-Federation-Visited, or a request with no hop left, is not queried (loop protection)', async () => {
     const snapshot = () => JSON.stringify(a.ctx.federation.metrics.snapshot().peers);
     const before = snapshot();
-    const visited = await a.post('/search', { query: { text: 'github issues' }, pageSize: 5 }, { 'ARD-Federation-Visited': `${urlOf(portB)},${urlOf(portC)}` });
+    const visited = await a.post(
+      '/search',
+      { query: { text: 'github issues' }, pageSize: 5 },
+      { 'ARD-Federation-Visited': `${urlOf(portB)},${urlOf(portC)}` },
+    );
     const noHop = await a.post('/search', { query: { text: 'github issues' }, pageSize: 5 }, { 'ARD-Federation-Hops': '0' });
     for (const res of [visited, noHop]) {
       expect(res.status).toBe(200);
@@ -219,9 +226,15 @@ describe('referrals (ARD §8 referrals)', () => {
       type: 'application/ai-registry+json',
       url: `${urlOf(portC)}search`,
     });
-    expect(referrals.map((x) => x.identifier).sort()).toEqual(['urn:air:travel.example:registry:flights', 'urn:air:weather.example:registry:forecast']);
+    expect(referrals.map((x) => x.identifier).sort()).toEqual([
+      'urn:air:travel.example:registry:flights',
+      'urn:air:weather.example:registry:forecast',
+    ]);
     const weather = await r.post('/search', { query: { text: 'weather forecast for tomorrow' }, federation: 'referrals' });
-    expect(weather.body.referrals[0]).toMatchObject({ identifier: 'urn:air:weather.example:registry:forecast', url: 'http://127.0.0.1:9/search' });
+    expect(weather.body.referrals[0]).toMatchObject({
+      identifier: 'urn:air:weather.example:registry:forecast',
+      url: 'http://127.0.0.1:9/search',
+    });
     // Nothing was asked of any peer in referrals mode.
     expect(r.ctx.federation.metrics.snapshot().fanouts).toBe(0);
   });
@@ -232,7 +245,12 @@ describe('referrals (ARD §8 referrals)', () => {
     others.push(s);
     const res = await s.post('/search', { query: { text: 'anything at all' }, federation: 'referrals' });
     expect(res.body.referrals).toEqual([
-      { identifier: `urn:air:127.0.0.1:registry:${portB}`, displayName: `Peer registry 127.0.0.1:${portB}`, type: 'application/ai-registry+json', url: `${urlOf(portB)}search` },
+      {
+        identifier: `urn:air:127.0.0.1:registry:${portB}`,
+        displayName: `Peer registry 127.0.0.1:${portB}`,
+        type: 'application/ai-registry+json',
+        url: `${urlOf(portB)}search`,
+      },
     ]);
   });
 
@@ -254,7 +272,11 @@ describe('misbehaving peers and the time budget', () => {
   beforeAll(async () => {
     good = await startFakePeer((_req, res) =>
       json(res, 200, {
-        results: [resultItem('good-one', 90, 'https://upstream.example/registry/'), resultItem('good-two', 80), resultItem('relayed', 75, `${partial.url}search`)],
+        results: [
+          resultItem('good-one', 90, 'https://upstream.example/registry/'),
+          resultItem('good-two', 80),
+          resultItem('relayed', 75, `${partial.url}search`),
+        ],
       }),
     );
     slow = await startFakePeer((_req, res) => {
@@ -287,10 +309,14 @@ describe('misbehaving peers and the time budget', () => {
     const downPort = await freePort();
     fakes.push(good, slow, err500, notJson, huge, wrongSchema, partial);
     const port = await freePort();
-    m = await registry(port, {
-      peers: [good.url, slow.url, urlOf(downPort), err500.url, notJson.url, huge.url, wrongSchema.url, partial.url],
-      federationBudgetMs: 2000,
-    }, 'agentfinder-sample-ai-catalog.first33.normalised.json');
+    m = await registry(
+      port,
+      {
+        peers: [good.url, slow.url, urlOf(downPort), err500.url, notJson.url, huge.url, wrongSchema.url, partial.url],
+        federationBudgetMs: 2000,
+      },
+      'agentfinder-sample-ai-catalog.first33.normalised.json',
+    );
     others.push(m);
   });
 
@@ -302,7 +328,9 @@ describe('misbehaving peers and the time budget', () => {
     const res = await m.post('/search', { query: { text: 'flight booking agent peer server' }, pageSize: 50 });
     expect(res.status).toBe(200);
     expectValid(res.body);
-    const byId = new Map<string, { source: string }>(res.body.results.map((r: { identifier: string; source: string }) => [r.identifier, r]));
+    const byId = new Map<string, { source: string }>(
+      res.body.results.map((r: { identifier: string; source: string }) => [r.identifier, r]),
+    );
     // A source the peer writes for a registry this one does not know, or none, becomes the peer's URL.
     expect(byId.get('urn:air:peer.example:mcp:good-one')?.source).toBe(good.url);
     expect(byId.get('urn:air:peer.example:mcp:good-two')?.source).toBe(good.url);
@@ -313,7 +341,10 @@ describe('misbehaving peers and the time budget', () => {
     expect(byId.has('urn:air:peer.example:mcp:huge')).toBe(false);
     expect([...byId.keys()].some((id) => !id.startsWith('urn:air:peer.example'))).toBe(true); // local results too
     const peers = m.ctx.federation.metrics.snapshot().peers;
-    const outcome = (url: string) => Object.entries(peers[url]!.outcomes).filter(([, n]) => n > 0).map(([o]) => o);
+    const outcome = (url: string) =>
+      Object.entries(peers[url]!.outcomes)
+        .filter(([, n]) => n > 0)
+        .map(([o]) => o);
     const cfg = m.ctx.config.peers;
     expect(outcome(good.url)).toEqual(['ok']);
     expect(outcome(slow.url)).toEqual(['timeout']);
@@ -341,7 +372,11 @@ describe('the budget covers the whole request', () => {
       held.push(() => json(res, 200, { results: [] }));
     });
     fakes.push(silent);
-    const hub = await registry(await freePort(), { peers: [urlOf(portC), silent.url], federationBudgetMs: budget, federationBreakerThreshold: 100 });
+    const hub = await registry(await freePort(), {
+      peers: [urlOf(portC), silent.url],
+      federationBudgetMs: budget,
+      federationBreakerThreshold: 100,
+    });
     others.push(hub);
     const query = { query: { text: 'korean news and public data' }, pageSize: 10 };
     const ownC = await c.post('/search', { ...query, federation: 'none' });

@@ -13,13 +13,29 @@ const duringLoad: Array<{ path: string; status: number; body: any; retryAfter: s
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ard-first-start-'));
-  const config = loadConfig({ port: 0, host: '127.0.0.1', databaseUrl: null, dataDir, logLevel: 'silent', loadDemoCorpus: true, crawl: { ...loadConfig().crawl, schedulerEnabled: false } });
+  const config = loadConfig({
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: null,
+    dataDir,
+    logLevel: 'silent',
+    loadDemoCorpus: true,
+    crawl: { ...loadConfig().crawl, schedulerEnabled: false },
+  });
   let probing: Promise<void> = Promise.resolve();
   registry = await startRegistry(config, {
     onListening: (url) => {
       probing = (async () => {
-        for (const [method, p] of [['GET', '/healthz'], ['GET', '/readyz'], ['POST', '/search']] as const) {
-          const res = await fetch(`${url}${p}`, { method, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? JSON.stringify({ query: { text: 'slack' } }) : undefined });
+        for (const [method, p] of [
+          ['GET', '/healthz'],
+          ['GET', '/readyz'],
+          ['POST', '/search'],
+        ] as const) {
+          const res = await fetch(`${url}${p}`, {
+            method,
+            headers: { 'content-type': 'application/json' },
+            body: method === 'POST' ? JSON.stringify({ query: { text: 'slack' } }) : undefined,
+          });
           duringLoad.push({ path: p, status: res.status, body: await res.json(), retryAfter: res.headers.get('retry-after') });
         }
       })();
@@ -46,7 +62,11 @@ describe('first start on the embedded database', () => {
 
   it('is ready with the whole demo corpus indexed and searchable', async () => {
     expect((await fetch(`${registry!.url}/readyz`)).status).toBe(200);
-    const res = await fetch(`${registry!.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text: 'send a message to a slack channel' }, pageSize: 3 }) });
+    const res = await fetch(`${registry!.url}/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: { text: 'send a message to a slack channel' }, pageSize: 3 }),
+    });
     const body = (await res.json()) as { results: Array<{ identifier: string }> };
     expect(res.status).toBe(200);
     expect(body.results.length).toBe(3);
@@ -76,7 +96,11 @@ describe('first start on the embedded database', () => {
   });
 
   it('a POST body without Content-Type: application/json gets 415 saying so', async () => {
-    const res = await fetch(`${registry!.url}/search`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=slack' });
+    const res = await fetch(`${registry!.url}/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'query=slack',
+    });
     expect(res.status).toBe(415);
     expect(await res.json()).toEqual({
       errorCode: 'INVALID_ARGUMENT',

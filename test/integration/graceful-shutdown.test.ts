@@ -31,11 +31,15 @@ it('a handler that outlives its response (request deadline) finishes before the 
   // The deadline answers 503 at 300 ms while the handler is still embedding (800 ms); its SQL comes after.
   const slow = fakeEmbedder({ delayMs: 800 });
   let embeddedAt = 0;
-  const embedder = { ...slow, embed: slow.embed, embedOne: async (text: string) => {
-    const vector = await slow.embedOne(text);
-    embeddedAt = Date.now();
-    return vector;
-  } };
+  const embedder = {
+    ...slow,
+    embed: slow.embed,
+    embedOne: async (text: string) => {
+      const vector = await slow.embedOne(text);
+      embeddedAt = Date.now();
+      return vector;
+    },
+  };
   const registry = await startTestRegistry({ config: { rateLimitPerMinute: 0, requestTimeoutMs: 300 }, context: { embedder } });
   try {
     const res = await registry.post('/search', { query: { text: 'kubernetes cluster' }, pageSize: 2 });

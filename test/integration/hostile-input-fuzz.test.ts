@@ -25,7 +25,14 @@ beforeAll(async () => {
   server = await startPublisherServer();
   const crawl = { ...loadConfig().crawl, hostDelayMs: 0, timeoutMs: 2000, schedulerEnabled: false };
   registry = await startTestRegistry({
-    config: { rateLimitPerMinute: 0, adminToken: TOKEN, adminAuthFailuresPerMinute: 100_000, crawlAllowPrivate: true, requestTimeoutMs: 30_000, crawl },
+    config: {
+      rateLimitPerMinute: 0,
+      adminToken: TOKEN,
+      adminAuthFailuresPerMinute: 100_000,
+      crawlAllowPrivate: true,
+      requestTimeoutMs: 30_000,
+      crawl,
+    },
     context: { embedder: fakeEmbedder(), crawlHttp: createTestCrawlClient((h) => h.endsWith('.test')) },
   });
   delay = monitorEventLoopDelay({ resolution: 10 });
@@ -44,7 +51,11 @@ afterAll(async () => {
 });
 
 async function liveCount(): Promise<number> {
-  const row = await registry.ctx.db.selectFrom('entries').select((eb) => eb.fn.countAll<string>().as('n')).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+  const row = await registry.ctx.db
+    .selectFrom('entries')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -63,7 +74,9 @@ async function withoutStalls(body: () => Promise<void>): Promise<void> {
   }
   const stallMs = delay.max / 1e6;
   const allowance = Math.max(idleStallMs, ...gcPauses);
-  process.stdout.write(`event-loop delay max ${stallMs.toFixed(1)} ms (idle ${idleStallMs.toFixed(1)} ms, longest GC ${Math.max(0, ...gcPauses).toFixed(1)} ms)\n`);
+  process.stdout.write(
+    `event-loop delay max ${stallMs.toFixed(1)} ms (idle ${idleStallMs.toFixed(1)} ms, longest GC ${Math.max(0, ...gcPauses).toFixed(1)} ms)\n`,
+  );
   expect(stallMs).toBeLessThan(100 + allowance);
 }
 
@@ -79,32 +92,87 @@ function expectClientOrSuccess(method: string, path: string, status: number, tex
 /** A path segment as a hostile client sends it: encoded, raw, or with broken escapes. */
 const segment = fc.oneof(
   nastyString.map(encodeAny),
-  fc.constantFrom('%', '%ff', '%fe%ff', '%2', '%00', '..', '%2e%2e', 'a%2Fb', 'urn:air:github.com:aliyun:alibabacloud-adb-mysql-mcp-server', '1', 'abc'),
+  fc.constantFrom(
+    '%',
+    '%ff',
+    '%fe%ff',
+    '%2',
+    '%00',
+    '..',
+    '%2e%2e',
+    'a%2Fb',
+    'urn:air:github.com:aliyun:alibabacloud-adb-mysql-mcp-server',
+    '1',
+    'abc',
+  ),
 );
 
 const route = fc.oneof(
-  fc.record({ method: fc.constantFrom('GET', 'HEAD'), path: fc.constantFrom('/healthz', '/readyz', '/metrics', '/llms.txt', '/sitemap.xml', '/.well-known/ai-catalog.json', '/agents', '/mcp') }),
+  fc.record({
+    method: fc.constantFrom('GET', 'HEAD'),
+    path: fc.constantFrom(
+      '/healthz',
+      '/readyz',
+      '/metrics',
+      '/llms.txt',
+      '/sitemap.xml',
+      '/.well-known/ai-catalog.json',
+      '/agents',
+      '/mcp',
+    ),
+  }),
   fc.record({ method: fc.constantFrom('GET', 'HEAD'), path: segment.map((s) => `/agents/${s}`) }),
   fc.record({ method: fc.constantFrom('GET', 'HEAD'), path: fc.tuple(segment, segment).map(([a, b]) => `/library/${a}/${b}.json`) }),
   fc.record({ method: fc.constantFrom('GET', 'HEAD', 'DELETE', 'POST'), path: segment.map((s) => `/admin/sources/${s}`) }),
   fc.record({ method: fc.constant('POST'), path: segment.map((s) => `/admin/sources/${s}/crawl`) }),
-  fc.record({ method: fc.constantFrom('POST', 'PUT', 'PATCH', 'OPTIONS'), path: fc.constantFrom('/search', '/explore', '/mcp', '/admin/sources', '/agents', '/ADMIN/sources', '/Search') }),
+  fc.record({
+    method: fc.constantFrom('POST', 'PUT', 'PATCH', 'OPTIONS'),
+    path: fc.constantFrom('/search', '/explore', '/mcp', '/admin/sources', '/agents', '/ADMIN/sources', '/Search'),
+  }),
 );
 
 const body = fc.oneof(
   searchBody.map((b) => JSON.stringify(b)),
   anyJson.map((b) => JSON.stringify(b) ?? 'null'),
-  fc.record({ location: fc.oneof(nastyString, fc.constantFrom('http://x.test:0/', 'fuzz-other.test', 'ftp://x.test/')), intervalSeconds: anyJson, trusted: anyJson }, { requiredKeys: [] }).map((b) => JSON.stringify(b)),
-  fc.record({ resultType: fc.oneof(fc.constantFrom('tags', 'type', 'publisher'), nastyString), query: anyJson }, { requiredKeys: [] }).map((b) => JSON.stringify(b)),
-  fc.constantFrom('[]', '[{}]', '{', '\u0000', '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}'),
+  fc
+    .record(
+      {
+        location: fc.oneof(nastyString, fc.constantFrom('http://x.test:0/', 'fuzz-other.test', 'ftp://x.test/')),
+        intervalSeconds: anyJson,
+        trusted: anyJson,
+      },
+      { requiredKeys: [] },
+    )
+    .map((b) => JSON.stringify(b)),
+  fc
+    .record({ resultType: fc.oneof(fc.constantFrom('tags', 'type', 'publisher'), nastyString), query: anyJson }, { requiredKeys: [] })
+    .map((b) => JSON.stringify(b)),
+  fc.constantFrom(
+    '[]',
+    '[{}]',
+    '{',
+    '\u0000',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}',
+  ),
   fc.string({ unit: 'binary', maxLength: 200 }),
 );
 
 const headers = fc.record(
   {
-    'content-type': fc.constantFrom('application/json', 'application/json; charset=latin1', 'text/plain', 'application/x-www-form-urlencoded', 'application/ai-catalog+json', 'multipart/form-data'),
+    'content-type': fc.constantFrom(
+      'application/json',
+      'application/json; charset=latin1',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/ai-catalog+json',
+      'multipart/form-data',
+    ),
     'content-encoding': fc.constantFrom('gzip', 'br', 'deflate', 'identity', 'zstd', 'x-nonsense'),
-    authorization: fc.oneof(fc.constant(`Bearer ${TOKEN}`), nastyString.map((s) => `Bearer ${s.replace(/[^\x21-\x7e]/g, '')}x`)),
+    authorization: fc.oneof(
+      fc.constant(`Bearer ${TOKEN}`),
+      nastyString.map((s) => `Bearer ${s.replace(/[^\x21-\x7e]/g, '')}x`),
+    ),
     accept: fc.constantFrom('application/json, text/event-stream', '*/*', 'text/html'),
   },
   { requiredKeys: [] },
@@ -115,23 +183,32 @@ describe('every route, hostile requests', () => {
     const before = await liveCount();
     await withoutStalls(async () => {
       await fc.assert(
-        fc.asyncProperty(route, fc.option(queryString, { nil: undefined }), fc.option(body, { nil: undefined }), headers, async ({ method, path }, query, payload, sent) => {
-          // A numeric id would name a real source: deleting or re-crawling one is not hostile input.
-          if (/^\/admin\/sources\/\d+(\/crawl)?$/.test(path)) return;
-          const url = `${registry.url}${path}${query ? `?${query}` : ''}`;
-          const withBody = payload !== undefined && method !== 'GET' && method !== 'HEAD';
-          const res = await fetch(url, { method, headers: withBody ? sent : { authorization: sent.authorization ?? '' }, body: withBody ? payload : undefined });
-          const text = await res.text();
-          if (method !== 'HEAD') expectClientOrSuccess(method, path, res.status, text);
-          else if (res.status >= 500) throw new Error(`HEAD ${path} answered ${res.status}`);
-        }),
+        fc.asyncProperty(
+          route,
+          fc.option(queryString, { nil: undefined }),
+          fc.option(body, { nil: undefined }),
+          headers,
+          async ({ method, path }, query, payload, sent) => {
+            // A numeric id would name a real source: deleting or re-crawling one is not hostile input.
+            if (/^\/admin\/sources\/\d+(\/crawl)?$/.test(path)) return;
+            const url = `${registry.url}${path}${query ? `?${query}` : ''}`;
+            const withBody = payload !== undefined && method !== 'GET' && method !== 'HEAD';
+            const res = await fetch(url, {
+              method,
+              headers: withBody ? sent : { authorization: sent.authorization ?? '' },
+              body: withBody ? payload : undefined,
+            });
+            const text = await res.text();
+            if (method !== 'HEAD') expectClientOrSuccess(method, path, res.status, text);
+            else if (res.status >= 500) throw new Error(`HEAD ${path} answered ${res.status}`);
+          },
+        ),
         { numRuns: 400, interruptAfterTimeLimit: 25_000 },
       );
     });
     expect(await liveCount()).toBe(before);
   });
 });
-
 
 describe("the crawler's inputs: catalog bodies, headers, robots.txt and HTML", () => {
   const base = Array.from({ length: 5 }, (_, i) => ({
@@ -176,50 +253,109 @@ describe("the crawler's inputs: catalog bodies, headers, robots.txt and HTML", (
 
   /** A catalog body: the listed entries with fields replaced by anything (identifiers kept), or anything at all. */
   const catalogBody = fc.oneof(
-    fc.array(fc.tuple(fc.constantFrom('displayName', 'type', 'url', 'description', 'tags', 'metadata', 'data', 'version', 'updatedAt', 'extra'), anyJson), { maxLength: 4 }).map((changes) =>
-      Buffer.from(JSON.stringify({ specVersion: '1.0', entries: base.map((e) => ({ ...e, ...Object.fromEntries(changes) })) })),
-    ),
+    fc
+      .array(
+        fc.tuple(
+          fc.constantFrom('displayName', 'type', 'url', 'description', 'tags', 'metadata', 'data', 'version', 'updatedAt', 'extra'),
+          anyJson,
+        ),
+        { maxLength: 4 },
+      )
+      .map((changes) =>
+        Buffer.from(JSON.stringify({ specVersion: '1.0', entries: base.map((e) => ({ ...e, ...Object.fromEntries(changes) })) })),
+      ),
     // Never `entries: []`: a catalog that lists nothing any more rightly removes what it listed.
     fc.tuple(anyJson, fc.option(anyJson)).map(([entries, host]) =>
-      Buffer.from(JSON.stringify({ specVersion: '1.0', entries: Array.isArray(entries) && entries.length === 0 ? [1] : entries, ...(host === null ? {} : { host }) })),
+      Buffer.from(
+        JSON.stringify({
+          specVersion: '1.0',
+          entries: Array.isArray(entries) && entries.length === 0 ? [1] : entries,
+          ...(host === null ? {} : { host }),
+        }),
+      ),
     ),
-    fc.array(anyJson, { maxLength: 6 }).map((entries) => Buffer.from(JSON.stringify({ specVersion: '1.0', entries: [...base, ...entries] }))),
+    fc
+      .array(anyJson, { maxLength: 6 })
+      .map((entries) => Buffer.from(JSON.stringify({ specVersion: '1.0', entries: [...base, ...entries] }))),
     anyJson.map((value) => Buffer.from(JSON.stringify(value) ?? '')),
     fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
-    fc.constantFrom(Buffer.from([0]), Buffer.from('\uFEFF{"specVersion":"1.0","entries":[1]}'), Buffer.from('{"specVersion":"1.0","entries":[{}]}')),
+    fc.constantFrom(
+      Buffer.from([0]),
+      Buffer.from('\uFEFF{"specVersion":"1.0","entries":[1]}'),
+      Buffer.from('{"specVersion":"1.0","entries":[{}]}'),
+    ),
   );
   const robots = fc.oneof(
     fc.constant(''),
-    fc.array(fc.oneof(fc.constantFrom('User-agent: *', 'User-agent: ard-registry', 'Disallow: /', 'Allow: /', 'Disallow: /.well-known/', 'Crawl-delay: 0', 'Agentmap: /catalog.json', 'Agentmap: %ff', 'Sitemap: ::'), nastyString), { maxLength: 8 }).map((lines) => lines.join('\n')),
+    fc
+      .array(
+        fc.oneof(
+          fc.constantFrom(
+            'User-agent: *',
+            'User-agent: ard-registry',
+            'Disallow: /',
+            'Allow: /',
+            'Disallow: /.well-known/',
+            'Crawl-delay: 0',
+            'Agentmap: /catalog.json',
+            'Agentmap: %ff',
+            'Sitemap: ::',
+          ),
+          nastyString,
+        ),
+        { maxLength: 8 },
+      )
+      .map((lines) => lines.join('\n')),
   );
   const html = fc.oneof(
     nastyString,
-    fc.tuple(nastyString, fc.constantFrom('/catalog.json', '%ff', 'javascript:x', '', '//fuzz.test/catalog.json')).map(([noise, href]) => `<html><head>${noise}<link rel="ai-catalog" href="${href}"><base href="${noise}"></head><body>${noise}`),
+    fc
+      .tuple(nastyString, fc.constantFrom('/catalog.json', '%ff', 'javascript:x', '', '//fuzz.test/catalog.json'))
+      .map(([noise, href]) => `<html><head>${noise}<link rel="ai-catalog" href="${href}"><base href="${noise}"></head><body>${noise}`),
   );
   const responseHeaders = fc.record(
-    { etag: fc.oneof(fc.constantFrom('"v1"', 'W/"x"', '*'), nastyString.map((s) => s.replace(/[^\x20-\x7e]/g, ''))), 'last-modified': fc.constantFrom('yesterday', 'Tue, 01 Dec 2026 00:00:00 GMT', ''), 'content-type': fc.constantFrom('text/html', 'application/json', 'application/octet-stream') },
+    {
+      etag: fc.oneof(
+        fc.constantFrom('"v1"', 'W/"x"', '*'),
+        nastyString.map((s) => s.replace(/[^\x20-\x7e]/g, '')),
+      ),
+      'last-modified': fc.constantFrom('yesterday', 'Tue, 01 Dec 2026 00:00:00 GMT', ''),
+      'content-type': fc.constantFrom('text/html', 'application/json', 'application/octet-stream'),
+    },
     { requiredKeys: [] },
   );
 
   it('every crawl ends recorded with its lease released, the event loop free, and no base entry lost', async () => {
     await withoutStalls(async () => {
       await fc.assert(
-        fc.asyncProperty(catalogBody, robots, html, responseHeaders, fc.constantFrom(200, 200, 200, 304, 404, 500, 503), fc.boolean(), async (catalog, robotsText, home, headers, status, wellKnown) => {
-          served = { robots: robotsText, status, headers, catalog, home, wellKnown };
-          const report = await registry.ctx.crawler.crawlNow(sourceId);
-          expect(['ok', 'partial', 'failed', 'not-modified']).toContain(report.status);
-          const source = await getSource(registry.ctx.db, sourceId);
-          expect(source?.lease_until).toBeNull();
-          expect(source?.last_status).toBe(report.status);
-          // Every base identifier stays live: each body above lists them all, or is no readable catalog.
-          const live = await registry.ctx.db
-            .selectFrom('entries')
-            .select('identifier')
-            .where('identifier', 'in', base.map((e) => e.identifier))
-            .where('deleted_at', 'is', null)
-            .execute();
-          expect(live.map((r) => r.identifier).sort()).toEqual(base.map((e) => e.identifier).sort());
-        }),
+        fc.asyncProperty(
+          catalogBody,
+          robots,
+          html,
+          responseHeaders,
+          fc.constantFrom(200, 200, 200, 304, 404, 500, 503),
+          fc.boolean(),
+          async (catalog, robotsText, home, headers, status, wellKnown) => {
+            served = { robots: robotsText, status, headers, catalog, home, wellKnown };
+            const report = await registry.ctx.crawler.crawlNow(sourceId);
+            expect(['ok', 'partial', 'failed', 'not-modified']).toContain(report.status);
+            const source = await getSource(registry.ctx.db, sourceId);
+            expect(source?.lease_until).toBeNull();
+            expect(source?.last_status).toBe(report.status);
+            // Every base identifier stays live: each body above lists them all, or is no readable catalog.
+            const live = await registry.ctx.db
+              .selectFrom('entries')
+              .select('identifier')
+              .where(
+                'identifier',
+                'in',
+                base.map((e) => e.identifier),
+              )
+              .where('deleted_at', 'is', null)
+              .execute();
+            expect(live.map((r) => r.identifier).sort()).toEqual(base.map((e) => e.identifier).sort());
+          },
+        ),
         { numRuns: 80, interruptAfterTimeLimit: 25_000 },
       );
     });

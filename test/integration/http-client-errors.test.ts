@@ -49,18 +49,25 @@ describe('client errors are 4xx with {errorCode, message}', () => {
   });
   afterAll(() => registry.close());
 
-  it.each(['gzip', 'br', 'deflate'].flatMap((encoding) => ['/search', '/explore', '/mcp', '/admin/sources'].map((path) => [encoding, path])))(
-    'Content-Encoding: %s on a body that is not encoded, POST %s: 400',
-    async (encoding, path) => {
-      const res = await fetch(`${registry.url}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-encoding': encoding, authorization: `Bearer ${TOKEN}`, accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ query: { text: 'weather' } }),
-      });
-      expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ errorCode: 'INVALID_ARGUMENT', message: 'the request body is not encoded as its Content-Encoding says' });
-    },
-  );
+  it.each(
+    ['gzip', 'br', 'deflate'].flatMap((encoding) => ['/search', '/explore', '/mcp', '/admin/sources'].map((path) => [encoding, path])),
+  )('Content-Encoding: %s on a body that is not encoded, POST %s: 400', async (encoding, path) => {
+    const res = await fetch(`${registry.url}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-encoding': encoding,
+        authorization: `Bearer ${TOKEN}`,
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ query: { text: 'weather' } }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      errorCode: 'INVALID_ARGUMENT',
+      message: 'the request body is not encoded as its Content-Encoding says',
+    });
+  });
 
   it.each([
     ['/library/%ff/%fe.json', 400],
@@ -82,7 +89,9 @@ describe('client errors are 4xx with {errorCode, message}', () => {
     );
     expect(res.status).toBe(413);
     expect(res.ms).toBeLessThan(registry.ctx.config.requestTimeoutMs / 2);
-    expect(res.text).toMatch(/"errorCode":"INVALID_ARGUMENT","message":"the request body \(Content-Length: 99999999999\) is larger than 65536 bytes"/);
+    expect(res.text).toMatch(
+      /"errorCode":"INVALID_ARGUMENT","message":"the request body \(Content-Length: 99999999999\) is larger than 65536 bytes"/,
+    );
   });
 
   it('an empty JSON-RPC batch to /mcp is a 400, not a 202', async () => {
@@ -95,8 +104,15 @@ describe('client errors are 4xx with {errorCode, message}', () => {
     expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
   });
 
-  it('HEAD answers wherever GET does, with GET\'s status and headers and no body', async () => {
-    const paths = ['/agents', '/agents?pageSize=2', '/agents/urn:air:github.com:aliyun:alibabacloud-adb-mysql-mcp-server', '/healthz', '/llms.txt', '/.well-known/ai-catalog.json'];
+  it("HEAD answers wherever GET does, with GET's status and headers and no body", async () => {
+    const paths = [
+      '/agents',
+      '/agents?pageSize=2',
+      '/agents/urn:air:github.com:aliyun:alibabacloud-adb-mysql-mcp-server',
+      '/healthz',
+      '/llms.txt',
+      '/.well-known/ai-catalog.json',
+    ];
     for (const path of paths) {
       const get = await fetch(`${registry.url}${path}`);
       const head = await fetch(`${registry.url}${path}`, { method: 'HEAD' });
@@ -121,7 +137,10 @@ describe('client errors are 4xx with {errorCode, message}', () => {
 describe('every 503 carries Retry-After', () => {
   let registry: TestRegistry;
   beforeAll(async () => {
-    registry = await startTestRegistry({ config: { rateLimitPerMinute: 0, requestTimeoutMs: 200 }, context: { embedder: fakeEmbedder({ delayMs: 1500 }) } });
+    registry = await startTestRegistry({
+      config: { rateLimitPerMinute: 0, requestTimeoutMs: 200 },
+      context: { embedder: fakeEmbedder({ delayMs: 1500 }) },
+    });
   });
   afterAll(() => registry.close());
 

@@ -153,7 +153,11 @@ describe('the bundled model at start', () => {
         done();
       },
     });
-    const registry = await startTestRegistry({ withDemoCorpus: false, config: { embeddingRuntime: setting }, context: { logger: createLogger('info', {}, sink) } });
+    const registry = await startTestRegistry({
+      withDemoCorpus: false,
+      config: { embeddingRuntime: setting },
+      context: { logger: createLogger('info', {}, sink) },
+    });
     started.push(registry);
     expect(logLines.find((l) => l.msg === 'bundled embedding model loaded')).toMatchObject({ model: 'use-lite-512', runtime });
     const text = await (await fetch(`${registry.url}/metrics`)).text();

@@ -19,7 +19,20 @@ import { createLogger } from '../../src/logger';
 import { hashingEmbedder } from '../helpers/hashing-embedder';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 
-const PRODUCTS = ['pagerduty', 'metabase', 'hubspot', 'redfish', 'shodan', 'adzuna', 'mteb', 'bm25', 'glif', 'cylera', 'uberall', 'jetbrains'];
+const PRODUCTS = [
+  'pagerduty',
+  'metabase',
+  'hubspot',
+  'redfish',
+  'shodan',
+  'adzuna',
+  'mteb',
+  'bm25',
+  'glif',
+  'cylera',
+  'uberall',
+  'jetbrains',
+];
 const entries: CatalogEntry[] = PRODUCTS.map((name, i) => ({
   identifier: `urn:air:example.com:tools:p${String(i).padStart(2, '0')}`,
   displayName: `${name} tools`,
@@ -66,7 +79,14 @@ describe('index upkeep at start', () => {
     const target = withQueryCache(slowEmbedder('hash-target-32', 40));
     const models = new EmbeddingModels(handle.db, bundled, target);
     await models.refresh();
-    const upkeep = startIndexUpkeep({ db: handle.db, embedder: models.embedder, models, glossary: PRODUCT_GLOSSARY, logger: createLogger('silent'), batchSize: 3 });
+    const upkeep = startIndexUpkeep({
+      db: handle.db,
+      embedder: models.embedder,
+      models,
+      glossary: PRODUCT_GLOSSARY,
+      logger: createLogger('silent'),
+      batchSize: 3,
+    });
     await upkeep.done;
 
     expect(await getSetting(handle.db, GLOSSARY_VERSION_SETTING)).toBe(PRODUCT_GLOSSARY.version);
@@ -93,7 +113,14 @@ describe('index upkeep at start', () => {
     const target = withQueryCache(slowEmbedder('hash-other-32', 40));
     const models = new EmbeddingModels(handle.db, bundled, target);
     await models.refresh();
-    const upkeep = startIndexUpkeep({ db: handle.db, embedder: models.embedder, models, glossary: PRODUCT_GLOSSARY, logger: createLogger('silent'), batchSize: 3 });
+    const upkeep = startIndexUpkeep({
+      db: handle.db,
+      embedder: models.embedder,
+      models,
+      glossary: PRODUCT_GLOSSARY,
+      logger: createLogger('silent'),
+      batchSize: 3,
+    });
     upkeep.stop();
     await upkeep.done;
     expect(await getSetting(handle.db, GLOSSARY_VERSION_SETTING)).toBe(EMPTY.version);

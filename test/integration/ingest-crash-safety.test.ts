@@ -124,7 +124,12 @@ it('leaves the index in the before or the after state whenever the ingestion is 
     const kill: Kill = i % 2 ? { afterMs: Math.floor(fullRunMs * Math.random()) } : { midTransaction: true };
     const run = await runIngest(afterFile, kill);
     const state = await indexState();
-    const which = JSON.stringify(state) === JSON.stringify(beforeState) ? 'before' : JSON.stringify(state) === JSON.stringify(afterState) ? 'after' : 'PARTIAL';
+    const which =
+      JSON.stringify(state) === JSON.stringify(beforeState)
+        ? 'before'
+        : JSON.stringify(state) === JSON.stringify(afterState)
+          ? 'after'
+          : 'PARTIAL';
     kills.push({ kill, signal: run.signal, state: which });
     expect([beforeState, afterState]).toContainEqual(state);
     if (which === 'after') break;

@@ -17,7 +17,9 @@ const embeddedTextCount = (entries: CatalogEntry[]) =>
   entries.reduce((n, entry) => n + Object.values(entryEmbeddingTexts(entry, glossFor(entry))).filter((t) => t !== '').length, 0);
 const fixtureTextCount = FIXTURE_MANIFESTS.reduce((n, name) => n + embeddedTextCount(readFixture(name).entries as CatalogEntry[]), 0);
 // Each distinct tag is embedded once as well (tag_vectors, the topic labels of search).
-const fixtureTagCount = new Set(FIXTURE_MANIFESTS.flatMap((name) => (readFixture(name).entries as CatalogEntry[]).flatMap((e) => e.tags ?? []))).size;
+const fixtureTagCount = new Set(
+  FIXTURE_MANIFESTS.flatMap((name) => (readFixture(name).entries as CatalogEntry[]).flatMap((e) => e.tags ?? [])),
+).size;
 
 beforeAll(async () => {
   embedder = countingEmbedder();
@@ -65,7 +67,11 @@ describe('ingestion (idempotent upsert by identifier)', () => {
     const report = await ingestManifest(deps(), manifest, { origin: 'file:changed' });
     expect([report.added, report.updated, report.unchanged]).toEqual([0, 1, 2]);
     // Only the changed entry: each of its embedded fields once, and no other entry's text.
-    expect(embedder.entryTexts.slice(before)).toEqual(Object.values(entryEmbeddingTexts(manifest.entries[1] as CatalogEntry, glossFor(manifest.entries[1] as CatalogEntry))).filter((t) => t !== ''));
+    expect(embedder.entryTexts.slice(before)).toEqual(
+      Object.values(entryEmbeddingTexts(manifest.entries[1] as CatalogEntry, glossFor(manifest.entries[1] as CatalogEntry))).filter(
+        (t) => t !== '',
+      ),
+    );
     expect(embedder.entryTexts.slice(before).some((t) => t.includes('charting and plotting'))).toBe(true);
     expect((await getLiveEntry(registry.ctx.db, 'urn:air:tools.example:mcp:beta'))?.entry.description).toBe(
       'Data toolkit for charting and plotting spreadsheet data.',
@@ -83,7 +89,12 @@ describe('ingestion (idempotent upsert by identifier)', () => {
         specVersion: '1.0',
         entries: [
           { ...withoutUrl, displayName: 'Broken FDA entry' },
-          { identifier: 'urn:air:fresh.example:mcp:new', displayName: 'Fresh Entry', type: 'application/mcp-server-card+json', url: 'https://fresh.example/new.json' },
+          {
+            identifier: 'urn:air:fresh.example:mcp:new',
+            displayName: 'Fresh Entry',
+            type: 'application/mcp-server-card+json',
+            url: 'https://fresh.example/new.json',
+          },
           { identifier: 'not-a-urn', displayName: 'Bad', type: 'x', url: 'https://bad.example/' },
         ],
       },
@@ -92,7 +103,11 @@ describe('ingestion (idempotent upsert by identifier)', () => {
     expect(report.added).toBe(1);
     expect(report.rejected).toEqual([
       { index: 0, identifier: 'urn:air:fda.gov:api:drug-ndc', reason: 'entry must have exactly one of "url" or "data" (ARD §3.4)' },
-      { index: 2, identifier: 'not-a-urn', reason: 'entry.identifier must be a URN of the form urn:air:<publisher>:<namespace>:<name> (ARD §4.2.1)' },
+      {
+        index: 2,
+        identifier: 'not-a-urn',
+        reason: 'entry.identifier must be a URN of the form urn:air:<publisher>:<namespace>:<name> (ARD §4.2.1)',
+      },
     ]);
     expect(await getLiveEntry(registry.ctx.db, 'urn:air:fda.gov:api:drug-ndc')).toEqual(original);
     expect((await getLiveEntry(registry.ctx.db, 'urn:air:fresh.example:mcp:new'))?.entry.displayName).toBe('Fresh Entry');
@@ -100,7 +115,11 @@ describe('ingestion (idempotent upsert by identifier)', () => {
 
   it('an entry holding text PostgreSQL cannot store (NUL, an unpaired surrogate) is rejected naming the field; the rest are stored', async () => {
     const entry = (name: string, extra: Record<string, unknown>) => ({
-      identifier: `urn:air:text.example:mcp:${name}`, displayName: name, type: 'application/mcp-server-card+json', url: `https://text.example/${name}`, ...extra,
+      identifier: `urn:air:text.example:mcp:${name}`,
+      displayName: name,
+      type: 'application/mcp-server-card+json',
+      url: `https://text.example/${name}`,
+      ...extra,
     });
     const manifest = JSON.parse(`{"specVersion":"1.0","entries":[
       ${JSON.stringify(entry('nul', { description: 'a\u0000b' }))},
@@ -112,10 +131,26 @@ describe('ingestion (idempotent upsert by identifier)', () => {
     const report = await ingestManifest(deps(), manifest, { origin: 'file:text' });
     expect(report.added).toBe(1);
     expect(report.rejected).toEqual([
-      { index: 0, identifier: 'urn:air:text.example:mcp:nul', reason: 'entry.description contains a NUL character (U+0000), which cannot be stored' },
-      { index: 1, identifier: 'urn:air:text.example:mcp:surrogate', reason: 'entry.metadata.note contains an unpaired UTF-16 surrogate (\\udfff), which cannot be stored' },
-      { index: 2, identifier: 'urn:air:text.example:mcp:surrogate-tag', reason: 'entry.tags[0] contains an unpaired UTF-16 surrogate (\\ud83d), which cannot be stored' },
-      { index: 3, identifier: 'urn:air:text.example:mcp:surrogate-key', reason: 'a key in entry.metadata contains an unpaired UTF-16 surrogate (\\udc00), which cannot be stored' },
+      {
+        index: 0,
+        identifier: 'urn:air:text.example:mcp:nul',
+        reason: 'entry.description contains a NUL character (U+0000), which cannot be stored',
+      },
+      {
+        index: 1,
+        identifier: 'urn:air:text.example:mcp:surrogate',
+        reason: 'entry.metadata.note contains an unpaired UTF-16 surrogate (\\udfff), which cannot be stored',
+      },
+      {
+        index: 2,
+        identifier: 'urn:air:text.example:mcp:surrogate-tag',
+        reason: 'entry.tags[0] contains an unpaired UTF-16 surrogate (\\ud83d), which cannot be stored',
+      },
+      {
+        index: 3,
+        identifier: 'urn:air:text.example:mcp:surrogate-key',
+        reason: 'a key in entry.metadata contains an unpaired UTF-16 surrogate (\\udc00), which cannot be stored',
+      },
     ]);
     expect((await getLiveEntry(registry.ctx.db, 'urn:air:text.example:mcp:emoji'))?.entry.description).toBe('rain \u{1F327}');
     expect(await getLiveEntry(registry.ctx.db, 'urn:air:text.example:mcp:surrogate')).toBeNull();
@@ -127,11 +162,24 @@ describe('ingestion (idempotent upsert by identifier)', () => {
   });
 
   it('a duplicate identifier within one manifest: the first is stored, the second rejected with the reason', async () => {
-    const first = { identifier: 'urn:air:dup.example:mcp:one', displayName: 'First Copy', type: 'application/mcp-server-card+json', url: 'https://dup.example/1' };
-    const report = await ingestManifest(deps(), { specVersion: '1.0', entries: [first, { ...first, displayName: 'Second Copy' }] }, { origin: 'file:dup' });
+    const first = {
+      identifier: 'urn:air:dup.example:mcp:one',
+      displayName: 'First Copy',
+      type: 'application/mcp-server-card+json',
+      url: 'https://dup.example/1',
+    };
+    const report = await ingestManifest(
+      deps(),
+      { specVersion: '1.0', entries: [first, { ...first, displayName: 'Second Copy' }] },
+      { origin: 'file:dup' },
+    );
     expect(report.added).toBe(1);
     expect(report.rejected).toEqual([
-      { index: 1, identifier: 'urn:air:dup.example:mcp:one', reason: "duplicate identifier: an earlier entry of this manifest has 'urn:air:dup.example:mcp:one'" },
+      {
+        index: 1,
+        identifier: 'urn:air:dup.example:mcp:one',
+        reason: "duplicate identifier: an earlier entry of this manifest has 'urn:air:dup.example:mcp:one'",
+      },
     ]);
     expect((await getLiveEntry(registry.ctx.db, 'urn:air:dup.example:mcp:one'))?.entry.displayName).toBe('First Copy');
   });
@@ -139,7 +187,12 @@ describe('ingestion (idempotent upsert by identifier)', () => {
 
 describe('filters over ingested manifests (ARD §7.1)', () => {
   /** A filter keeps exactly the unfiltered results that satisfy it, in the same order. */
-  async function expectFilterNarrows(text: string, filter: Record<string, string | string[]>, keep: (r: Record<string, any>) => boolean, expected: string[]) {
+  async function expectFilterNarrows(
+    text: string,
+    filter: Record<string, string | string[]>,
+    keep: (r: Record<string, any>) => boolean,
+    expected: string[],
+  ) {
     const all = await search(text);
     const filtered = await search(text, filter);
     expect(ids(filtered)).toEqual(ids(all).filter((_, i) => keep(all.results[i])));
@@ -151,26 +204,31 @@ describe('filters over ingested manifests (ARD §7.1)', () => {
   it('a path into an array matches when any element matches: trustManifest.attestations.type (ARD §7.1)', async () => {
     const hasAttestation = (type: string) => (r: Record<string, any>) =>
       (r.trustManifest?.attestations ?? []).some((a: { type: string }) => a.type === type);
-    await expectFilterNarrows('official government data', { 'trustManifest.attestations.type': 'Official-Government-API' }, hasAttestation('Official-Government-API'), [
-      'urn:air:noaa.gov:api:climate-data-online',
-      'urn:air:fda.gov:api:drug-ndc',
-    ]);
+    await expectFilterNarrows(
+      'official government data',
+      { 'trustManifest.attestations.type': 'Official-Government-API' },
+      hasAttestation('Official-Government-API'),
+      ['urn:air:noaa.gov:api:climate-data-online', 'urn:air:fda.gov:api:drug-ndc'],
+    );
     const soc2 = await search('travel planning agent registry', { 'trustManifest.attestations.type': ['SOC2-Type2'] });
     expect(ids(soc2).sort()).toEqual(['urn:air:acme.com:registry:global', 'urn:air:acme.com:travel:concierge']);
   });
 
   it('host.* filters read the manifest host (ARD §7.1)', async () => {
-    await expectFilterNarrows('spreadsheet data', { 'host.identifier': 'did:web:tools.example' }, (r) => r.identifier.startsWith('urn:air:tools.example:'), [
-      'urn:air:tools.example:mcp:alpha',
-      'urn:air:tools.example:mcp:beta',
-      'urn:air:tools.example:mcp:gamma',
-    ]);
+    await expectFilterNarrows(
+      'spreadsheet data',
+      { 'host.identifier': 'did:web:tools.example' },
+      (r) => r.identifier.startsWith('urn:air:tools.example:'),
+      ['urn:air:tools.example:mcp:alpha', 'urn:air:tools.example:mcp:beta', 'urn:air:tools.example:mcp:gamma'],
+    );
     const fda = await search('drug data', { 'host.displayName': 'U.S. Food and Drug Administration' });
     expect(ids(fda)).toEqual(['urn:air:fda.gov:api:drug-ndc']);
   });
 
   it('metadata numbers and booleans match their text form exactly', async () => {
-    await expectFilterNarrows('spreadsheet data toolkit', { 'metadata.stars': '42' }, (r) => r.metadata?.stars === 42, ['urn:air:tools.example:mcp:alpha']);
+    await expectFilterNarrows('spreadsheet data toolkit', { 'metadata.stars': '42' }, (r) => r.metadata?.stars === 42, [
+      'urn:air:tools.example:mcp:alpha',
+    ]);
     const verified = await search('spreadsheet data toolkit', { 'metadata.verified': 'true' });
     expect(ids(verified).sort()).toEqual(['urn:air:tools.example:mcp:alpha', 'urn:air:tools.example:mcp:gamma']);
     const either = await search('spreadsheet data toolkit', { 'metadata.stars': ['7', '42.5'], 'metadata.verified': 'false' });

@@ -27,13 +27,17 @@ async function postingsDrift(): Promise<number> {
       WHERE e.deleted_at IS NULL)
     SELECT count(*) AS n FROM expected x FULL JOIN lexeme_postings p ON p.entry_key = x.entry_key AND p.lexeme = x.lexeme
     WHERE p.entry_key IS NULL OR x.entry_key IS NULL
-       OR abs(p.impact - (x.tf_name + x.tf_other / (0.25 + 0.75 * x.rank_length / 64.0)) / ((x.tf_name + x.tf_other / (0.25 + 0.75 * x.rank_length / 64.0)) + 1.2)) > 1e-6`.execute(demo.db);
+       OR abs(p.impact - (x.tf_name + x.tf_other / (0.25 + 0.75 * x.rank_length / 64.0)) / ((x.tf_name + x.tf_other / (0.25 + 0.75 * x.rank_length / 64.0)) + 1.2)) > 1e-6`.execute(
+    demo.db,
+  );
   return Number(rows.rows[0].n);
 }
 
 async function postingsOf(identifier: string): Promise<string[]> {
   const rows = await sql<{ lexeme: string }>`
-    SELECT p.lexeme FROM lexeme_postings p JOIN entries e ON e.facet_key = p.entry_key WHERE e.identifier = ${identifier} ORDER BY p.lexeme`.execute(demo.db);
+    SELECT p.lexeme FROM lexeme_postings p JOIN entries e ON e.facet_key = p.entry_key WHERE e.identifier = ${identifier} ORDER BY p.lexeme`.execute(
+    demo.db,
+  );
   return rows.rows.map((r) => r.lexeme);
 }
 
@@ -48,7 +52,9 @@ describe('lexeme_postings (migration 0009)', () => {
     const one = await sql<{ impact: number; tf_name: number; tf_other: number; rank_length: number }>`
       SELECT p.impact, e.rank_tf_name[array_position(e.rank_lexemes, p.lexeme)] AS tf_name,
              e.rank_tf_other[array_position(e.rank_lexemes, p.lexeme)] AS tf_other, e.rank_length
-      FROM lexeme_postings p JOIN entries e ON e.facet_key = p.entry_key WHERE e.identifier = ${id} AND p.lexeme = 'pagerduti'`.execute(demo.db);
+      FROM lexeme_postings p JOIN entries e ON e.facet_key = p.entry_key WHERE e.identifier = ${id} AND p.lexeme = 'pagerduti'`.execute(
+      demo.db,
+    );
     const r = one.rows[0];
     expect(r.impact).toBeCloseTo(saturation(r.tf_name, r.tf_other, r.rank_length, 64), 6);
   });
@@ -67,9 +73,17 @@ describe('lexeme_postings (migration 0009)', () => {
     expect(await postingsDrift()).toBe(0);
 
     // An update that leaves the arrays alone keeps the same posting rows (no rewrite).
-    const before = await sql<{ ctid: string }>`SELECT p.ctid::text AS ctid FROM lexeme_postings p JOIN entries e ON e.facet_key = p.entry_key WHERE e.identifier = ${id} ORDER BY 1`.execute(demo.db);
+    const before = await sql<{
+      ctid: string;
+    }>`SELECT p.ctid::text AS ctid FROM lexeme_postings p JOIN entries e ON e.facet_key = p.entry_key WHERE e.identifier = ${id} ORDER BY 1`.execute(
+      demo.db,
+    );
     await sql`UPDATE entries SET fetched_at = now() WHERE identifier = ${id}`.execute(demo.db);
-    const after = await sql<{ ctid: string }>`SELECT p.ctid::text AS ctid FROM lexeme_postings p JOIN entries e ON e.facet_key = p.entry_key WHERE e.identifier = ${id} ORDER BY 1`.execute(demo.db);
+    const after = await sql<{
+      ctid: string;
+    }>`SELECT p.ctid::text AS ctid FROM lexeme_postings p JOIN entries e ON e.facet_key = p.entry_key WHERE e.identifier = ${id} ORDER BY 1`.execute(
+      demo.db,
+    );
     expect(after.rows).toEqual(before.rows);
 
     await sql`DELETE FROM entries WHERE identifier = ${id}`.execute(demo.db);
@@ -80,7 +94,8 @@ describe('lexeme_postings (migration 0009)', () => {
 
 describe('bounded lexical retrieval', () => {
   // Lexical signal only and no cutoff: the matched set is exactly the lexical candidates.
-  const lexicalOnly = (depth: number) => ablatedStages({ signals: { semantic: false }, cutoff: 0, postingsPerLexeme: depth, expansions: false, corrections: false });
+  const lexicalOnly = (depth: number) =>
+    ablatedStages({ signals: { semantic: false }, cutoff: 0, postingsPerLexeme: depth, expansions: false, corrections: false });
 
   /** Each retrieval lexeme's `depth` best postings among the entries the filter keeps, computed directly. */
   async function bestPostings(lexemes: string[], depth: number, publisher?: string): Promise<string[]> {
@@ -92,7 +107,7 @@ describe('bounded lexical retrieval', () => {
     return rows.rows.map((r) => r.identifier).sort();
   }
 
-  it('takes exactly each query lexeme\'s best postings', async () => {
+  it("takes exactly each query lexeme's best postings", async () => {
     const q = await prepareQuery(demo.db, embedder, 'kubernetes cluster', undefined, lexicalOnly(3).queryWords);
     expect(q.retrievalLexemes.length).toBeGreaterThan(0);
     const matches = await matchText({ db: demo.db, embedder }, q.text, [], lexicalOnly(3));
@@ -107,9 +122,12 @@ describe('bounded lexical retrieval', () => {
     const top = new Set(await bestPostings(q.retrievalLexemes, 3));
     const rows = await sql<{ publisher: string; n: string }>`
       SELECT e.publisher, count(*) AS n FROM lexeme_postings p JOIN entries e ON e.facet_key = p.entry_key
-      WHERE p.lexeme = ANY(${q.retrievalLexemes}::text[]) GROUP BY e.publisher HAVING count(*) >= 2 ORDER BY count(*) DESC, e.publisher`.execute(demo.db);
-    const publisher = (await Promise.all(rows.rows.map(async (r) => ({ p: r.publisher, ids: await bestPostings(q.retrievalLexemes, 100, r.publisher) }))))
-      .find((c) => c.ids.every((i) => !top.has(i)))?.p;
+      WHERE p.lexeme = ANY(${q.retrievalLexemes}::text[]) GROUP BY e.publisher HAVING count(*) >= 2 ORDER BY count(*) DESC, e.publisher`.execute(
+      demo.db,
+    );
+    const publisher = (
+      await Promise.all(rows.rows.map(async (r) => ({ p: r.publisher, ids: await bestPostings(q.retrievalLexemes, 100, r.publisher) })))
+    ).find((c) => c.ids.every((i) => !top.has(i)))?.p;
     expect(publisher).toBeDefined();
     const matches = await matchText({ db: demo.db, embedder }, q.text, normaliseFilter({ publisher: publisher as string }), lexicalOnly(3));
     const expected = await bestPostings(q.retrievalLexemes, 3, publisher);

@@ -24,7 +24,8 @@ afterAll(async () => {
 });
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const byName = (a: CatalogEntry, b: CatalogEntry) => cmp(a.displayName.toLowerCase(), b.displayName.toLowerCase()) || cmp(a.identifier, b.identifier);
+const byName = (a: CatalogEntry, b: CatalogEntry) =>
+  cmp(a.displayName.toLowerCase(), b.displayName.toLowerCase()) || cmp(a.identifier, b.identifier);
 
 function query(params: Record<string, string | number | undefined>): string {
   const qs = new URLSearchParams();
@@ -71,8 +72,17 @@ describe('GET /agents (ARD §7.4)', () => {
   it('pages walk the whole ordered list with no duplicates or gaps, for each sortable field and direction', async () => {
     const expectations: Array<[string, (a: CatalogEntry, b: CatalogEntry) => number]> = [
       ['identifier DESC', (a, b) => cmp(b.identifier, a.identifier)],
-      ['type, displayName DESC', (a, b) => cmp(a.type, b.type) || -cmp(a.displayName.toLowerCase(), b.displayName.toLowerCase()) || cmp(a.identifier, b.identifier)],
-      ['publisher DESC, version', (a, b) => -cmp(a.identifier.split(':')[2].toLowerCase(), b.identifier.split(':')[2].toLowerCase()) || cmp(a.version ?? '', b.version ?? '') || cmp(a.identifier, b.identifier)],
+      [
+        'type, displayName DESC',
+        (a, b) => cmp(a.type, b.type) || -cmp(a.displayName.toLowerCase(), b.displayName.toLowerCase()) || cmp(a.identifier, b.identifier),
+      ],
+      [
+        'publisher DESC, version',
+        (a, b) =>
+          -cmp(a.identifier.split(':')[2].toLowerCase(), b.identifier.split(':')[2].toLowerCase()) ||
+          cmp(a.version ?? '', b.version ?? '') ||
+          cmp(a.identifier, b.identifier),
+      ],
       ['version desc', (a, b) => -cmp(a.version ?? '', b.version ?? '') || cmp(a.identifier, b.identifier)],
     ];
     for (const [orderBy, compare] of expectations) {
@@ -81,14 +91,20 @@ describe('GET /agents (ARD §7.4)', () => {
     }
     for (const orderBy of ['updatedAt DESC', 'createdAt, updatedAt DESC']) {
       const sqlOrder = orderBy === 'updatedAt DESC' ? 'updated_at DESC, identifier' : 'created_at, updated_at DESC, identifier';
-      const expected = (await client.query(`SELECT identifier FROM entries WHERE deleted_at IS NULL ORDER BY ${sqlOrder}`)).rows.map((r) => r.identifier);
+      const expected = (await client.query(`SELECT identifier FROM entries WHERE deleted_at IS NULL ORDER BY ${sqlOrder}`)).rows.map(
+        (r) => r.identifier,
+      );
       expect(await listAll({ orderBy, pageSize: 50 })).toEqual(expected);
     }
   });
 
   it('keyset pages: entries added between pages cause neither duplicates nor gaps', async () => {
     const params = { orderBy: 'identifier', pageSize: 5, filter: 'publisherId = a2aregistry.org,huggingface.co' };
-    const before = (await client.query(`SELECT identifier FROM entries WHERE deleted_at IS NULL AND publisher IN ('a2aregistry.org', 'huggingface.co') ORDER BY identifier`)).rows.map((r) => r.identifier);
+    const before = (
+      await client.query(
+        `SELECT identifier FROM entries WHERE deleted_at IS NULL AND publisher IN ('a2aregistry.org', 'huggingface.co') ORDER BY identifier`,
+      )
+    ).rows.map((r) => r.identifier);
     expect(before.length).toBeGreaterThan(10);
     const first = await list(params);
     expect(first.status).toBe(200);
@@ -120,13 +136,18 @@ describe('GET /agents (ARD §7.4)', () => {
 
     const example = await list({ filter: `type = '${MCP}' AND createdAfter > '2026-01-01'`, pageSize: 1 });
     expect(example.status).toBe(200);
-    const created = await client.query(`SELECT count(*)::int AS n FROM entries WHERE deleted_at IS NULL AND type = $1 AND created_at > '2026-01-01'`, [MCP]);
+    const created = await client.query(
+      `SELECT count(*)::int AS n FROM entries WHERE deleted_at IS NULL AND type = $1 AND created_at > '2026-01-01'`,
+      [MCP],
+    );
     expect(example.body.total).toBe(created.rows[0].n);
 
     const both = await list({ filter: `type = '${A2A},application/ai-skill' AND (tags:finance OR displayName = 'a*')`, pageSize: 100 });
     expect(both.status).toBe(200);
     const expectedBoth = corpus.filter(
-      (e) => (e.type === A2A || e.type === 'application/ai-skill') && ((e.tags ?? []).includes('finance') || e.displayName.toLowerCase().startsWith('a')),
+      (e) =>
+        (e.type === A2A || e.type === 'application/ai-skill') &&
+        ((e.tags ?? []).includes('finance') || e.displayName.toLowerCase().startsWith('a')),
     );
     expect(both.body.items.map((e: CatalogEntry) => e.identifier).sort()).toEqual(expectedBoth.map((e) => e.identifier).sort());
     expect(both.body.total).toBe(expectedBoth.length);
@@ -155,7 +176,11 @@ describe('GET /agents (ARD §7.4)', () => {
       ['score DESC', /'score'/],
     ] as Array<[string, RegExp]>) {
       const res = await list({ orderBy });
-      expect({ orderBy, status: res.status, errorCode: res.body.errorCode }).toEqual({ orderBy, status: 400, errorCode: 'INVALID_ARGUMENT' });
+      expect({ orderBy, status: res.status, errorCode: res.body.errorCode }).toEqual({
+        orderBy,
+        status: 400,
+        errorCode: 'INVALID_ARGUMENT',
+      });
       expect(res.body.message).toMatch(message);
     }
     const alias = await list({ orderBy: 'name, created_at desc', pageSize: 5 });
@@ -168,7 +193,11 @@ describe('GET /agents (ARD §7.4)', () => {
     expect((await list({ pageSize: 1 })).body.items).toHaveLength(1);
     for (const pageSize of ['101', '0', '-3', 'ten', '2.5']) {
       const res = await list({ pageSize });
-      expect({ pageSize, status: res.status, errorCode: res.body.errorCode }).toEqual({ pageSize, status: 400, errorCode: 'INVALID_ARGUMENT' });
+      expect({ pageSize, status: res.status, errorCode: res.body.errorCode }).toEqual({
+        pageSize,
+        status: 400,
+        errorCode: 'INVALID_ARGUMENT',
+      });
     }
   });
 
@@ -212,26 +241,97 @@ describe('GET /agents (ARD §7.4)', () => {
 
   it('property: random filter strings never give a 500', async () => {
     const vocabulary = [
-      'type', 'displayName', 'name', 'publisherId', 'publisher', 'tags', 'capabilities', 'createdAfter', 'updatedAfter', 'createdAt',
-      'updatedAt', 'version', 'metadata.category', 'metadata.a.b', 'host.displayName', 'trustManifest.attestations.type', 'identifier',
-      'description', 'colour', '=', '!=', '<', '<=', '>', '>=', ':', 'AND', 'OR', 'NOT', '-', '(', ')', "'", '"', '\\', ',', '*', '%', '_',
-      MCP, 'mcp', "'2026-01-01'", '2026-02-30', "'a b'", '"x\\"y"', 'urn:air:acme.com:x', '日本', '\u0000', '\n',
+      'type',
+      'displayName',
+      'name',
+      'publisherId',
+      'publisher',
+      'tags',
+      'capabilities',
+      'createdAfter',
+      'updatedAfter',
+      'createdAt',
+      'updatedAt',
+      'version',
+      'metadata.category',
+      'metadata.a.b',
+      'host.displayName',
+      'trustManifest.attestations.type',
+      'identifier',
+      'description',
+      'colour',
+      '=',
+      '!=',
+      '<',
+      '<=',
+      '>',
+      '>=',
+      ':',
+      'AND',
+      'OR',
+      'NOT',
+      '-',
+      '(',
+      ')',
+      "'",
+      '"',
+      '\\',
+      ',',
+      '*',
+      '%',
+      '_',
+      MCP,
+      'mcp',
+      "'2026-01-01'",
+      '2026-02-30',
+      "'a b'",
+      '"x\\"y"',
+      'urn:air:acme.com:x',
+      '日本',
+      '\u0000',
+      '\n',
     ];
     const tokens = fc.array(fc.constantFrom(...vocabulary), { maxLength: 12 }).map((parts) => parts.join(' '));
     const glued = fc.array(fc.constantFrom(...vocabulary), { maxLength: 8 }).map((parts) => parts.join(''));
     await fc.assert(
-      fc.asyncProperty(fc.oneof(tokens, glued, fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 })), async (filter) => {
-        const res = await list({ filter, pageSize: 2 });
-        expect([200, 400]).toContain(res.status);
-        if (res.status === 400) expect(res.body.errorCode).toBe('INVALID_ARGUMENT');
-      }),
+      fc.asyncProperty(
+        fc.oneof(tokens, glued, fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 })),
+        async (filter) => {
+          const res = await list({ filter, pageSize: 2 });
+          expect([200, 400]).toContain(res.status);
+          if (res.status === 400) expect(res.body.errorCode).toBe('INVALID_ARGUMENT');
+        },
+      ),
       { numRuns: 150 },
     );
   });
 
   it('property: random orderBy values never give a 500', async () => {
-    const words = ['displayName', 'identifier', 'type', 'publisher', 'version', 'createdAt', 'updatedAt', 'name', 'created_at', 'score', 'ASC', 'desc', 'Desc', ',', ' ', ';', "'", '--', 'DROP'];
-    const orderBy = fc.oneof(fc.array(fc.constantFrom(...words), { maxLength: 8 }).map((w) => w.join(' ')), fc.string({ maxLength: 30 }));
+    const words = [
+      'displayName',
+      'identifier',
+      'type',
+      'publisher',
+      'version',
+      'createdAt',
+      'updatedAt',
+      'name',
+      'created_at',
+      'score',
+      'ASC',
+      'desc',
+      'Desc',
+      ',',
+      ' ',
+      ';',
+      "'",
+      '--',
+      'DROP',
+    ];
+    const orderBy = fc.oneof(
+      fc.array(fc.constantFrom(...words), { maxLength: 8 }).map((w) => w.join(' ')),
+      fc.string({ maxLength: 30 }),
+    );
     await fc.assert(
       fc.asyncProperty(orderBy, fc.option(fc.integer({ min: -5, max: 120 }), { nil: undefined }), async (order, pageSize) => {
         const res = await list({ orderBy: order, pageSize });

@@ -29,7 +29,9 @@ afterAll(async () => {
 });
 
 async function toastBytes(): Promise<number> {
-  const rows = await sql<{ bytes: string }>`SELECT pg_relation_size(reltoastrelid) AS bytes FROM pg_class WHERE relname = 'tag_vectors'`.execute(handle.db);
+  const rows = await sql<{
+    bytes: string;
+  }>`SELECT pg_relation_size(reltoastrelid) AS bytes FROM pg_class WHERE relname = 'tag_vectors'`.execute(handle.db);
   return Number(rows.rows[0].bytes);
 }
 
@@ -38,17 +40,27 @@ describe('migration 0012 on a database upgraded from 0011', () => {
     expect(await migrateToLatest(handle.db, upTo0011)).not.toContain('0012_topic_label_reads.sql');
     const vector = (seed: number) => `[${Array.from({ length: 512 }, (_, i) => Math.sin(seed * 1000 + i).toFixed(6)).join(',')}]`;
     for (let i = 0; i < 40; i++) {
-      await sql`INSERT INTO tag_vectors (model, tag, embedding) VALUES ('use-lite-512', ${`tag-${i}`}, ${vector(i)}::vector)`.execute(handle.db);
+      await sql`INSERT INTO tag_vectors (model, tag, embedding) VALUES ('use-lite-512', ${`tag-${i}`}, ${vector(i)}::vector)`.execute(
+        handle.db,
+      );
     }
-    const before = await sql<{ tag: string; embedding: string }>`SELECT tag, embedding::text AS embedding FROM tag_vectors ORDER BY tag`.execute(handle.db);
+    const before = await sql<{
+      tag: string;
+      embedding: string;
+    }>`SELECT tag, embedding::text AS embedding FROM tag_vectors ORDER BY tag`.execute(handle.db);
     expect(await toastBytes()).toBeGreaterThan(0); // 2,056-byte vectors went out of line before 0012
 
     expect((await migrateToLatest(handle.db))[0]).toBe('0012_topic_label_reads.sql');
     await sql`VACUUM tag_vectors`.execute(handle.db); // the old out-of-line copies are dead: VACUUM frees their pages
     expect(await toastBytes()).toBe(0);
-    const after = await sql<{ tag: string; embedding: string }>`SELECT tag, embedding::text AS embedding FROM tag_vectors ORDER BY tag`.execute(handle.db);
+    const after = await sql<{
+      tag: string;
+      embedding: string;
+    }>`SELECT tag, embedding::text AS embedding FROM tag_vectors ORDER BY tag`.execute(handle.db);
     expect(after.rows).toEqual(before.rows);
-    const index = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_indexes WHERE indexname = 'facet_value_counts_live_tags_idx'`.execute(handle.db);
+    const index = await sql<{
+      n: string;
+    }>`SELECT count(*) AS n FROM pg_indexes WHERE indexname = 'facet_value_counts_live_tags_idx'`.execute(handle.db);
     expect(Number(index.rows[0].n)).toBe(1);
   });
 });

@@ -42,7 +42,9 @@ describe('minimum matches', () => {
     // The production stages and the HTTP answer agree.
     expect(ids(await matchText({ db: registry.ctx.db, embedder: registry.ctx.embedder }, TEXT, none))).toEqual(ids(found));
     const res = await registry.post('/search', { query: { text: TEXT }, pageSize: 10 });
-    expect(res.body.results.map((r: { identifier: string; score: number }) => [r.identifier, r.score])).toEqual(found.map((m) => [m.identifier, m.score]));
+    expect(res.body.results.map((r: { identifier: string; score: number }) => [r.identifier, r.score])).toEqual(
+      found.map((m) => [m.identifier, m.score]),
+    );
   });
 
   it('a query with MINIMUM_MATCHES entries at the cutoff gets nothing under it', async () => {
@@ -64,12 +66,16 @@ describe('minimum matches', () => {
     // The library has papers above the floor for this text, but none among its best: filtering on the library's
     // type must not fill up with them.
     expect(types).not.toContain(ALEXANDRIA_MEDIA_TYPE);
-    const papers = (await matches(text, { type: ALEXANDRIA_MEDIA_TYPE }, { cutoff: 0, minimumMatches: 0 })).filter((m) => m.relevance >= RELEVANCE_FLOOR);
+    const papers = (await matches(text, { type: ALEXANDRIA_MEDIA_TYPE }, { cutoff: 0, minimumMatches: 0 })).filter(
+      (m) => m.relevance >= RELEVANCE_FLOOR,
+    );
     expect(papers.length).toBeGreaterThan(0);
     for (const type of [...types, ALEXANDRIA_MEDIA_TYPE]) {
       const filtered = await matches(text, { type });
       expect(ids(filtered).sort()).toEqual(ids(unfiltered.filter((m) => m.type === type)).sort());
-      expect(ids(await matchText({ db: registry.ctx.db, embedder: registry.ctx.embedder }, text, normaliseFilter({ type })))).toEqual(ids(filtered));
+      expect(ids(await matchText({ db: registry.ctx.db, embedder: registry.ctx.embedder }, text, normaliseFilter({ type })))).toEqual(
+        ids(filtered),
+      );
       const searched = await registry.post('/search', { query: { text, filter: { type } }, pageSize: 100 });
       expect(searched.body.results.map((r: { identifier: string }) => r.identifier).sort()).toEqual(ids(filtered).sort());
     }

@@ -85,6 +85,8 @@ describe('a local ONNX sentence-embedding model (EMBEDDING_MODEL_DIR), real runt
     expect(matches[0].lexical).toBe(0);
 
     // A word of another topic finds its entry first, by the same model.
-    expect((await matchText({ db: handle.db, embedder: models.embedder }, 'sql', normaliseFilter(undefined)))[0].identifier).toBe('urn:air:example.com:tools:t2');
+    expect((await matchText({ db: handle.db, embedder: models.embedder }, 'sql', normaliseFilter(undefined)))[0].identifier).toBe(
+      'urn:air:example.com:tools:t2',
+    );
   });
 });

@@ -93,10 +93,7 @@ describe('robots.txt and catalog link discovery', () => {
     expect(rules.isAllowed(`${publisher.origin}/drafts/x.json`, UA)).toBe(false);
     expect(rules.isAllowed(`${publisher.origin}/.well-known/ai-catalog.json`, UA)).toBe(true);
     expect(rules.isAllowed(`${publisher.origin}/admin/`, 'SomeOtherBot/2.0')).toBe(false);
-    expect(rules.agentmaps()).toEqual([
-      `${publisher.origin}/.well-known/ai-catalog.json`,
-      'https://catalogs.example/acme.json',
-    ]);
+    expect(rules.agentmaps()).toEqual([`${publisher.origin}/.well-known/ai-catalog.json`, 'https://catalogs.example/acme.json']);
     expect(rules.crawlDelayMs(UA)).toBe(1500);
   });
 

@@ -154,7 +154,12 @@ async function handler(req: http.IncomingMessage, res: http.ServerResponse): Pro
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       hugeBytesWritten = 0;
       let aborted = false;
-      hugeClosed = new Promise((resolve) => res.once('close', () => { aborted = true; resolve(); }));
+      hugeClosed = new Promise((resolve) =>
+        res.once('close', () => {
+          aborted = true;
+          resolve();
+        }),
+      );
       while (!aborted && hugeBytesWritten < total) {
         hugeBytesWritten += chunk.length;
         if (!res.write(chunk)) {
@@ -297,9 +302,7 @@ describe('plain requests', () => {
     const narrow = createHttpClient({ userAgent: UA, allowPrivateAddresses: true, maxConcurrentRequests: 2 });
     try {
       maxInFlight = 0;
-      const results = await Promise.all(
-        Array.from({ length: 6 }, () => narrow.request({ url: `${server.origin}/slow-ok` })),
-      );
+      const results = await Promise.all(Array.from({ length: 6 }, () => narrow.request({ url: `${server.origin}/slow-ok` })));
       expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
       expect(maxInFlight).toBe(2);
     } finally {
@@ -337,10 +340,7 @@ describe('plain requests', () => {
   it('reports a caller abort as ABORTED', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    await expectOutboundError(
-      client.request({ url: `${server.origin}/slow-headers`, signal: controller.signal }),
-      'ABORTED',
-    );
+    await expectOutboundError(client.request({ url: `${server.origin}/slow-headers`, signal: controller.signal }), 'ABORTED');
   });
 
   it('reports a refused connection as NETWORK with the cause kept', async () => {
@@ -378,10 +378,7 @@ describe('redirects', () => {
     const err = await expectOutboundError(client.getText(`${server.origin}/redirect/chain?n=5`), 'TOO_MANY_REDIRECTS');
     expect(err.message).toContain('more than 5 redirects');
     expect(seen).toHaveLength(6);
-    await expectOutboundError(
-      client.request({ url: `${server.origin}/redirect/absolute`, maxRedirects: 0 }),
-      'TOO_MANY_REDIRECTS',
-    );
+    await expectOutboundError(client.request({ url: `${server.origin}/redirect/absolute`, maxRedirects: 0 }), 'TOO_MANY_REDIRECTS');
   });
 
   it('detects a redirect loop', async () => {
@@ -545,10 +542,7 @@ describe('body caps', () => {
   it('aborts a 50 MB body at the cap without buffering it', async () => {
     const before = process.memoryUsage();
     const started = Date.now();
-    const err = (await expectOutboundError(
-      client.request({ url: `${server.origin}/huge` }),
-      'BODY_TOO_LARGE',
-    )) as BodyTooLargeError;
+    const err = (await expectOutboundError(client.request({ url: `${server.origin}/huge` }), 'BODY_TOO_LARGE')) as BodyTooLargeError;
     expect(err.limitBytes).toBe(1 * MiB);
     expect(err.announced).toBe(false);
     await hugeClosed;
@@ -590,20 +584,14 @@ describe('body caps', () => {
 describe('timeouts', () => {
   it('times out a server that never sends headers', async () => {
     const started = Date.now();
-    const err = (await expectOutboundError(
-      client.request({ url: `${server.origin}/slow-headers` }),
-      'TIMEOUT',
-    )) as OutboundTimeoutError;
+    const err = (await expectOutboundError(client.request({ url: `${server.origin}/slow-headers` }), 'TIMEOUT')) as OutboundTimeoutError;
     expect(err.phase).toBe('headers');
     expect(err.url).toBe(`${server.origin}/slow-headers`);
     expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('times out a body that stops arriving', async () => {
-    const err = (await expectOutboundError(
-      client.request({ url: `${server.origin}/stalled-body` }),
-      'TIMEOUT',
-    )) as OutboundTimeoutError;
+    const err = (await expectOutboundError(client.request({ url: `${server.origin}/stalled-body` }), 'TIMEOUT')) as OutboundTimeoutError;
     expect(err.phase).toBe('body');
   });
 

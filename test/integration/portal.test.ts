@@ -30,14 +30,19 @@ async function page(path: string): Promise<{ status: number; page: HtmlPage; hea
 }
 
 /** The raw bytes on the wire (fetch would decompress them). */
-function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer; ms: number }> {
+function rawGet(
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer; ms: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     http
       .get(`${registry.url}${path}`, { headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), ms: performance.now() - started }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), ms: performance.now() - started }),
+        );
       })
       .on('error', reject);
   });
@@ -69,12 +74,19 @@ describe('search page', () => {
     const api = await registry.post('/search', { query: { text: SLACK_QUERY }, pageSize: 10 });
     const apiNames = api.body.results.map((r: { displayName: string }) => r.displayName);
     expect(results.entryNames()).toEqual(apiNames);
-    expect(results.entryNames().slice(0, 3).some((name) => /slack/i.test(name))).toBe(true);
-    expect((results.byId('q')?.attribs.value ?? '')).toBe(SLACK_QUERY);
+    expect(
+      results
+        .entryNames()
+        .slice(0, 3)
+        .some((name) => /slack/i.test(name)),
+    ).toBe(true);
+    expect(results.byId('q')?.attribs.value ?? '').toBe(SLACK_QUERY);
     // The facet panel shows what /explore answered for the same text.
     const explore = await registry.post('/explore', { query: { text: SLACK_QUERY }, resultType: { facets: [{ field: 'type' }] } });
     const typeBoxes = results.all('input', (a) => a.name === 'type');
-    expect(typeBoxes.map((b) => b.attribs.value).sort()).toEqual(explore.body.facets.type.buckets.map((b: { value: string }) => b.value).sort());
+    expect(typeBoxes.map((b) => b.attribs.value).sort()).toEqual(
+      explore.body.facets.type.buckets.map((b: { value: string }) => b.value).sort(),
+    );
   });
 
   test('a facet narrows the results to its value and stays checked; its chip removes it', async () => {
@@ -192,7 +204,9 @@ describe('library page', () => {
     const links = topics.all('a', (a) => (a.href ?? '').startsWith('/alexandria?topic='));
     expect(links.length).toBeGreaterThanOrEqual(20);
     const { page: memory } = await page('/alexandria?topic=memory');
-    const api = await registry.get(`/agents?filter=${encodeURIComponent("type = 'application/vnd.alexandria.resource+json' AND tags = 'memory'")}&pageSize=20`);
+    const api = await registry.get(
+      `/agents?filter=${encodeURIComponent("type = 'application/vnd.alexandria.resource+json' AND tags = 'memory'")}&pageSize=20`,
+    );
     expect(memory.entryNames()).toEqual(api.body.items.map((e: { displayName: string }) => e.displayName));
     expect(memory.entryNames().length).toBeGreaterThan(0);
     const record = memory.all('a', (a) => a.href?.startsWith('/library/') ?? false)[0]?.attribs.href;
@@ -246,11 +260,15 @@ describe('page weight and speed of the first view', () => {
     await rawGet(path, { ...HTML, 'accept-encoding': 'gzip' }); // the query's embedding, cached as any repeated query's
     const view = await rawGet(path, { ...HTML, 'accept-encoding': 'gzip' });
     const doc = new HtmlPage(gunzipSync(view.body).toString());
-    const assets = [...doc.all('script').map((s) => s.attribs.src), ...doc.all('link').map((l) => l.attribs.href)].filter((u): u is string => !!u);
+    const assets = [...doc.all('script').map((s) => s.attribs.src), ...doc.all('link').map((l) => l.attribs.href)].filter(
+      (u): u is string => !!u,
+    );
     const sizes = await Promise.all(assets.map(async (a) => (await rawGet(a, { 'accept-encoding': 'gzip' })).body.length));
     const total = view.body.length + sizes.reduce((a, b) => a + b, 0);
     const budget = loadScaledBudgetMs(1000);
-    process.stdout.write(`portal first view: ${total} bytes compressed (page ${view.body.length}), served in ${view.ms.toFixed(0)} ms (${machineLoad()}; budget ${budget} ms)\n`);
+    process.stdout.write(
+      `portal first view: ${total} bytes compressed (page ${view.body.length}), served in ${view.ms.toFixed(0)} ms (${machineLoad()}; budget ${budget} ms)\n`,
+    );
     expect(total).toBeLessThan(200 * 1024);
     expect(view.ms).toBeLessThan(budget);
   });

@@ -32,13 +32,22 @@ interface Prepared {
 }
 
 async function prepared(): Promise<Prepared[]> {
-  const rows = await sql<Prepared>`SELECT name, statement, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name`.execute(single.db);
+  const rows = await sql<Prepared>`SELECT name, statement, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name`.execute(
+    single.db,
+  );
   return rows.rows;
 }
 
 describe('prepared search statements', () => {
   it('prepares the unfiltered search statements once and plans the vector statement generically', async () => {
-    const texts = ['send a message to a slack channel', 'kubernets pods', 'query my postgres database', 'weather forecast', 'github pull requests', 'translate text'];
+    const texts = [
+      'send a message to a slack channel',
+      'kubernets pods',
+      'query my postgres database',
+      'weather forecast',
+      'github pull requests',
+      'translate text',
+    ];
     const first = await matchText({ db: single.db, embedder: embedder }, texts[0], normaliseFilter(undefined));
     for (const text of texts.slice(1)) await matchText({ db: single.db, embedder: embedder }, text, normaliseFilter(undefined));
     const statements = await prepared();
@@ -46,7 +55,9 @@ describe('prepared search statements', () => {
     expect(statements).toHaveLength(6);
     expect(statements.some((s) => s.statement.includes('FROM tag_vectors'))).toBe(true);
     for (const s of statements) expect(s.name).toBe(preparedStatementName(s.statement));
-    const vector = statements.find((s) => s.statement.includes('ORDER BY') && s.statement.includes('<=>') && !s.statement.includes('posting_hits'));
+    const vector = statements.find(
+      (s) => s.statement.includes('ORDER BY') && s.statement.includes('<=>') && !s.statement.includes('posting_hits'),
+    );
     expect(vector).toBeDefined();
     expect(Number(vector?.generic_plans)).toBe(texts.length);
     expect(Number(vector?.custom_plans)).toBe(0);
@@ -55,7 +66,9 @@ describe('prepared search statements', () => {
     try {
       const unprepared = await matchText({ db: plain, embedder: embedder }, texts[0], normaliseFilter(undefined));
       expect(unprepared.length).toBeGreaterThan(3);
-      expect(first.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(unprepared.map((m) => [m.identifier, m.relevance.toFixed(12)]));
+      expect(first.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(
+        unprepared.map((m) => [m.identifier, m.relevance.toFixed(12)]),
+      );
     } finally {
       await plain.destroy();
     }
@@ -64,7 +77,9 @@ describe('prepared search statements', () => {
   it('sends every statement unnamed with preparedStatements: false (DATABASE_PREPARED_STATEMENTS)', async () => {
     const off = await connectDatabase({ databaseUrl: demo.url, dataDir: '', poolSize: 1, preparedStatements: false });
     try {
-      expect((await matchText({ db: off.db, embedder: embedder }, 'weather forecast', normaliseFilter(undefined))).length).toBeGreaterThan(0);
+      expect((await matchText({ db: off.db, embedder: embedder }, 'weather forecast', normaliseFilter(undefined))).length).toBeGreaterThan(
+        0,
+      );
       const rows = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_prepared_statements`.execute(off.db);
       expect(Number(rows.rows[0].n)).toBe(0);
     } finally {
@@ -74,7 +89,11 @@ describe('prepared search statements', () => {
 
   it('does not prepare statements whose text depends on a filter', async () => {
     const before = (await prepared()).length;
-    const matches = await matchText({ db: single.db, embedder: embedder }, 'memory for agents', normaliseFilter({ type: 'application/vnd.alexandria.resource+json' }));
+    const matches = await matchText(
+      { db: single.db, embedder: embedder },
+      'memory for agents',
+      normaliseFilter({ type: 'application/vnd.alexandria.resource+json' }),
+    );
     expect(matches.length).toBeGreaterThan(0);
     const after = await prepared();
     // Only the filter-independent statements (corrections, term statistics, cosines) were reused; nothing new.

@@ -49,7 +49,11 @@ async function stored(identifier: string) {
 }
 
 async function docVector(identifier: string, model: string): Promise<number[] | null> {
-  const rows = await sql<{ v: string }>`SELECT embedding::text AS v FROM entry_vectors WHERE identifier = ${identifier} AND model = ${model} AND field = 'doc'`.execute(registry.ctx.db);
+  const rows = await sql<{
+    v: string;
+  }>`SELECT embedding::text AS v FROM entry_vectors WHERE identifier = ${identifier} AND model = ${model} AND field = 'doc'`.execute(
+    registry.ctx.db,
+  );
   return rows.rows.length === 0 ? null : (JSON.parse(rows.rows[0].v) as number[]);
 }
 
@@ -80,12 +84,19 @@ describe('an entry is indexed with the glosses of the products it names', () => 
 
 describe('refreshGlosses: the stored glosses follow the glossary', () => {
   it('rewrites every changed gloss and its doc vector, then records the version; a second run reads nothing', async () => {
-    const glossed = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM entries WHERE gloss <> ''`.execute(registry.ctx.db)).rows[0].n);
+    const glossed = Number(
+      (await sql<{ n: string }>`SELECT count(*) AS n FROM entries WHERE gloss <> ''`.execute(registry.ctx.db)).rows[0].n,
+    );
     expect(glossed).toBeGreaterThan(300);
     const emptied = await refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: EMPTY, batchSize: 100 });
     expect(emptied).toEqual({ ran: true, completed: true, read: expect.any(Number), changed: glossed });
     expect(await getSetting(registry.ctx.db, GLOSSARY_VERSION_SETTING)).toBe(EMPTY.version);
-    expect(await refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: EMPTY })).toEqual({ ran: false, completed: true, read: 0, changed: 0 });
+    expect(await refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: EMPTY })).toEqual({
+      ran: false,
+      completed: true,
+      read: 0,
+      changed: 0,
+    });
 
     const restored = await refreshGlosses(registry.ctx.db, registry.ctx.embedder);
     expect(restored.changed).toBe(glossed);
@@ -101,14 +112,19 @@ describe('refreshGlosses: the stored glosses follow the glossary', () => {
 
   it("removes other models' doc vectors of the entries it changes (a model switch re-embeds them), and keeps the rest", async () => {
     const other = 'another-model';
-    const untouched = (await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE gloss = '' LIMIT 1`.execute(registry.ctx.db)).rows[0].identifier;
+    const untouched = (await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE gloss = '' LIMIT 1`.execute(registry.ctx.db))
+      .rows[0].identifier;
     for (const id of [SHODAN, untouched]) {
-      await sql`INSERT INTO entry_vectors (identifier, model, field, embedding) VALUES (${id}, ${other}, 'doc', '[1,0,0]'), (${id}, ${other}, 'description', '[0,1,0]')`.execute(registry.ctx.db);
+      await sql`INSERT INTO entry_vectors (identifier, model, field, embedding) VALUES (${id}, ${other}, 'doc', '[1,0,0]'), (${id}, ${other}, 'description', '[0,1,0]')`.execute(
+        registry.ctx.db,
+      );
     }
     await refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: EMPTY });
     expect(await docVector(SHODAN, other)).toBeNull();
     expect(await docVector(untouched, other)).toEqual([1, 0, 0]);
-    const descriptions = await sql<{ identifier: string }>`SELECT identifier FROM entry_vectors WHERE model = ${other} AND field = 'description' ORDER BY identifier`.execute(registry.ctx.db);
+    const descriptions = await sql<{
+      identifier: string;
+    }>`SELECT identifier FROM entry_vectors WHERE model = ${other} AND field = 'description' ORDER BY identifier`.execute(registry.ctx.db);
     expect(descriptions.rows.map((r) => r.identifier).sort()).toEqual([SHODAN, untouched].sort());
     await sql`DELETE FROM entry_vectors WHERE model = ${other}`.execute(registry.ctx.db);
     await refreshGlosses(registry.ctx.db, registry.ctx.embedder);

@@ -22,16 +22,23 @@ const entry = (name: string, extra: Record<string, unknown>) => ({
 
 beforeAll(async () => {
   registry = await startTestRegistry({ withDemoCorpus: false, config: { trustPollMs: 0 }, context: { embedder: fakeEmbedder() } });
-  await ingestManifest({ db: registry.ctx.db, embedder: registry.ctx.embedder as never }, {
-    specVersion: '1.0',
-    entries: [
-      entry('okf-prefix', { '@context': { okf: OKF }, 'okf:taxonomy': ['us-gaap', 'ifrs'] }),
-      entry('other-prefix', { '@context': ['https://agenticresourcediscovery.org/context/v1', { openknowledge: OKF }], 'openknowledge:taxonomy': 'us-gaap' }),
-      entry('term-defined', { '@context': { taxonomy: `${OKF}taxonomy` }, taxonomy: 'us-gaap' }),
-      entry('same-prefix-other-iri', { '@context': { okf: 'https://elsewhere.test/vocab#' }, 'okf:taxonomy': 'us-gaap' }),
-      entry('no-context', { 'okf:taxonomy': 'us-gaap' }),
-    ],
-  }, { origin: 'file:vocab.json' });
+  await ingestManifest(
+    { db: registry.ctx.db, embedder: registry.ctx.embedder as never },
+    {
+      specVersion: '1.0',
+      entries: [
+        entry('okf-prefix', { '@context': { okf: OKF }, 'okf:taxonomy': ['us-gaap', 'ifrs'] }),
+        entry('other-prefix', {
+          '@context': ['https://agenticresourcediscovery.org/context/v1', { openknowledge: OKF }],
+          'openknowledge:taxonomy': 'us-gaap',
+        }),
+        entry('term-defined', { '@context': { taxonomy: `${OKF}taxonomy` }, taxonomy: 'us-gaap' }),
+        entry('same-prefix-other-iri', { '@context': { okf: 'https://elsewhere.test/vocab#' }, 'okf:taxonomy': 'us-gaap' }),
+        entry('no-context', { 'okf:taxonomy': 'us-gaap' }),
+      ],
+    },
+    { origin: 'file:vocab.json' },
+  );
 });
 afterAll(async () => {
   await registry?.close();
@@ -41,20 +48,33 @@ const ids = (body: { results: Array<{ identifier: string }> }) => body.results.m
 
 describe('query @context (ARD v0.91 §5.3.1)', () => {
   it('matches a namespaced key by IRI, whatever prefix the entry bound, and not a same prefix bound elsewhere', async () => {
-    const res = await registry.post('/search', { query: { '@context': { kb: OKF }, text: 'ledger', filter: { 'kb:taxonomy': 'us-gaap' } }, federation: 'none' });
+    const res = await registry.post('/search', {
+      query: { '@context': { kb: OKF }, text: 'ledger', filter: { 'kb:taxonomy': 'us-gaap' } },
+      federation: 'none',
+    });
     expect(res.status).toBe(200);
     expect(ids(res.body)).toEqual(['okf-prefix', 'other-prefix', 'term-defined']);
-    const absolute = await registry.post('/search', { query: { text: 'ledger', filter: { [`${OKF}taxonomy`]: ['ifrs'] } }, federation: 'none' });
+    const absolute = await registry.post('/search', {
+      query: { text: 'ledger', filter: { [`${OKF}taxonomy`]: ['ifrs'] } },
+      federation: 'none',
+    });
     expect(ids(absolute.body)).toEqual(['okf-prefix']);
   });
 
   it('resolves core terms through the base context, and filters in /explore the same way', async () => {
     const res = await registry.post('/search', {
-      query: { '@context': ['https://agenticresourcediscovery.org/context/v1', { ard: 'https://agenticresourcediscovery.org/ns#', okf: OKF }], text: 'ledger', filter: { 'ard:tags': 'finance', 'okf:taxonomy': 'ifrs' } },
+      query: {
+        '@context': ['https://agenticresourcediscovery.org/context/v1', { ard: 'https://agenticresourcediscovery.org/ns#', okf: OKF }],
+        text: 'ledger',
+        filter: { 'ard:tags': 'finance', 'okf:taxonomy': 'ifrs' },
+      },
       federation: 'none',
     });
     expect(ids(res.body)).toEqual(['okf-prefix']);
-    const explore = await registry.post('/explore', { query: { '@context': { okf: OKF }, filter: { 'okf:taxonomy': 'us-gaap' } }, resultType: { facets: [{ field: 'publisher' }] } });
+    const explore = await registry.post('/explore', {
+      query: { '@context': { okf: OKF }, filter: { 'okf:taxonomy': 'us-gaap' } },
+      resultType: { facets: [{ field: 'publisher' }] },
+    });
     expect(explore.status).toBe(200);
     expect(explore.body.facets.publisher.buckets).toEqual([{ value: 'vocab.test', count: 3 }]);
   });

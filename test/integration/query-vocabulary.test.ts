@@ -17,7 +17,10 @@ let plain: TestRegistry;
 beforeAll(async () => {
   // "zorblax" is no word of the corpus; "quixotry" names nothing either. "openings" is a bundled related word (-> jobs).
   // (It was "humidity" until the product glossary's "Used to:" part gave the weather server the words of weather.)
-  const synonymsFile = dir.write('synonyms.json', JSON.stringify({ _comment: 'site vocabulary', zorblax: ['automower'], quixotry: ['reflexion'] }));
+  const synonymsFile = dir.write(
+    'synonyms.json',
+    JSON.stringify({ _comment: 'site vocabulary', zorblax: ['automower'], quixotry: ['reflexion'] }),
+  );
   const relatedWordsFile = dir.write('related-words.json', JSON.stringify({ openings: [] }));
   registry = await startTestRegistry({ config: { searchSynonymsFile: synonymsFile, searchRelatedWordsFile: relatedWordsFile } });
   plain = await startTestRegistry({ database: registry.database });
@@ -43,7 +46,8 @@ describe('an operator vocabulary (SEARCH_SYNONYMS_FILE, SEARCH_RELATED_WORDS_FIL
 
   it("POST /explore's matched set is search's: the facet counts add up to search's results", async () => {
     const results = await search(registry, 'zorblax');
-    const explore = (on: TestRegistry) => on.post('/explore', { query: { text: 'zorblax' }, resultType: { facets: [{ field: 'type' }, { field: 'tags', limit: 1000 }] } });
+    const explore = (on: TestRegistry) =>
+      on.post('/explore', { query: { text: 'zorblax' }, resultType: { facets: [{ field: 'type' }, { field: 'tags', limit: 1000 }] } });
     const res = await explore(registry);
     expect(res.status).toBe(200);
     const counted = res.body.facets.type.buckets.reduce((sum: number, b: { count: number }) => sum + b.count, 0);

@@ -33,7 +33,9 @@ describe('relevance (ARD §7.2, §7.3)', () => {
   it('a word the corpus holds is matched as itself, not completed into product names ("next" is not "next.js")', async () => {
     const lexemes = async (text: string) => (await prepareQuery(registry.ctx.db, registry.ctx.embedder, text)).terms.map((t) => t.lexeme);
     // Precondition: "next" and "need" are corpus words that begin words of entry names (Next.js, Needle).
-    const names = await sql<{ term: string }>`SELECT term FROM term_stats WHERE name_df > 0 AND term IN ('next.js', 'needle')`.execute(registry.ctx.db);
+    const names = await sql<{ term: string }>`SELECT term FROM term_stats WHERE name_df > 0 AND term IN ('next.js', 'needle')`.execute(
+      registry.ctx.db,
+    );
     expect(names.rows.map((r) => r.term).sort()).toEqual(['needle', 'next.js']);
     expect(await lexemes('next steps')).not.toContain('next.js');
     expect(await lexemes('what I need')).not.toContain('needl');
@@ -44,7 +46,11 @@ describe('relevance (ARD §7.2, §7.3)', () => {
   it('a word repeated in the query gets the same alternatives in each place; the first MAX_LOOKED_UP_WORDS distinct words are looked up', async () => {
     const alternatives = async (text: string) => {
       const q = await prepareQuery(registry.ctx.db, registry.ctx.embedder, text);
-      return (group: number) => q.terms.filter((t) => t.group === group).map((t) => t.lexeme).sort();
+      return (group: number) =>
+        q.terms
+          .filter((t) => t.group === group)
+          .map((t) => t.lexeme)
+          .sort();
     };
     const repeated = await alternatives('slak bot and slak channel');
     expect(repeated(0)).toContain('slack');
@@ -54,7 +60,10 @@ describe('relevance (ARD §7.2, §7.3)', () => {
     expect(pairs(3)).toContain('pagerduty');
     expect(pairs(4)).toEqual(pairs(1));
     // After MAX_LOOKED_UP_WORDS distinct words, a word is matched as typed only (a pasted paragraph stays cheap).
-    const filler = Array.from({ length: MAX_LOOKED_UP_WORDS }, (_, i) => `zq${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`);
+    const filler = Array.from(
+      { length: MAX_LOOKED_UP_WORDS },
+      (_, i) => `zq${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`,
+    );
     const capped = await alternatives([...filler, 'slak'].join(' '));
     expect(capped(MAX_LOOKED_UP_WORDS)).toEqual(['slak']);
     const within = await alternatives([...filler.slice(1), 'slak'].join(' '));

@@ -38,14 +38,24 @@ describe('GET /agents/{identifier} (ARD v0.91 §5.3.4, ADR-0010)', () => {
   });
 
   it('is an exact, case-sensitive lookup: other case, prefixes and unknown identifiers are 404 NOT_FOUND', async () => {
-    for (const id of [known.identifier.toUpperCase().replace('URN:AIR:', 'urn:air:'), known.identifier.slice(0, -1), 'urn:air:example.com:agent:does-not-exist']) {
+    for (const id of [
+      known.identifier.toUpperCase().replace('URN:AIR:', 'urn:air:'),
+      known.identifier.slice(0, -1),
+      'urn:air:example.com:agent:does-not-exist',
+    ]) {
       const res = await registry.get(`/agents/${encodeURIComponent(id)}`);
       expect({ id, status: res.status, errorCode: res.body.errorCode }).toEqual({ id, status: 404, errorCode: 'NOT_FOUND' });
     }
   });
 
   it('answers 400 INVALID_ARGUMENT for a malformed identifier, including broken percent-encoding', async () => {
-    for (const path of ['/agents/not-a-urn', '/agents/urn%3Aair%3A', `/agents/${encodeURIComponent('urn:air:acme.com:a/b')}`, '/agents/urn:air:acme.com:%E0%A4%A', '/agents/%zz']) {
+    for (const path of [
+      '/agents/not-a-urn',
+      '/agents/urn%3Aair%3A',
+      `/agents/${encodeURIComponent('urn:air:acme.com:a/b')}`,
+      '/agents/urn:air:acme.com:%E0%A4%A',
+      '/agents/%zz',
+    ]) {
       const res = await registry.get(path);
       expect({ path, status: res.status, errorCode: res.body.errorCode }).toEqual({ path, status: 400, errorCode: 'INVALID_ARGUMENT' });
       expect(res.body.message).toMatch(/identifier|percent-encoding/);

@@ -61,7 +61,10 @@ describe('Redis configured but unreachable', () => {
   let registry: TestRegistry;
   beforeAll(async () => {
     // Port 1 on loopback: nothing listens, connections are refused at once.
-    registry = await startTestRegistry({ config: { rateLimitPerMinute: 2, redisUrl: 'redis://127.0.0.1:1' }, context: { embedder: fakeEmbedder() } });
+    registry = await startTestRegistry({
+      config: { rateLimitPerMinute: 2, redisUrl: 'redis://127.0.0.1:1' },
+      context: { embedder: fakeEmbedder() },
+    });
   });
   afterAll(() => registry?.close());
 

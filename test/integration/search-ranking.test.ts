@@ -65,7 +65,9 @@ describe('hybrid ranking (ARD §7.2)', () => {
     // "chat app", and "cats" -> "chats" now passes the agreement gate for two of them, weakly (31-33; a
     // paper at 23 joins them at the cutoff):
     // a known cost of the glossary, pinned here so that it does not grow unnoticed.
-    const lookups = await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE rank_lexemes @> '{lookup}'`.execute(registry.ctx.db);
+    const lookups = await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE rank_lexemes @> '{lookup}'`.execute(
+      registry.ctx.db,
+    );
     expect(lookups.rows.length).toBeGreaterThan(0);
     const results = await search('look at the cats');
     expect(results.length).toBeLessThanOrEqual(MINIMUM_MATCHES);
@@ -120,7 +122,12 @@ describe('hybrid ranking (ARD §7.2)', () => {
   });
 
   it('a host name the corpus does not hold finds the product named in it ("stripe.com", "mcp.morningstar.com")', async () => {
-    expect((await search('stripe.com')).slice(0, 2).map((r) => r.identifier).sort()).toEqual(['urn:air:github.com:stripe:agent-toolkit', 'urn:air:mcp.stripe.com:mcp:stripe-remote']);
+    expect(
+      (await search('stripe.com'))
+        .slice(0, 2)
+        .map((r) => r.identifier)
+        .sort(),
+    ).toEqual(['urn:air:github.com:stripe:agent-toolkit', 'urn:air:mcp.stripe.com:mcp:stripe-remote']);
     expect((await search('mcp.morningstar.com'))[0].identifier).toBe('urn:air:mcp.morningstar.com:mcp:morningstar-mcp-server');
   });
 

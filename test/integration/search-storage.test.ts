@@ -6,7 +6,16 @@ import { withQueryCache } from '../../src/embedding/embedder';
 import { HNSW_INDEX_OPTIONS } from '../../src/embedding/model-switch';
 import { normaliseFilter, type QueryFilter } from '../../src/search/query-filter';
 import { ALEXANDRIA_MEDIA_TYPE } from '../../src/alexandria/mapping';
-import { lexicalSignal, matchText, prepareQuery, PREFIX_WEIGHT, toScore, urlKeySql, type Match, type QueryEmbedder } from '../../src/search/relevance';
+import {
+  lexicalSignal,
+  matchText,
+  prepareQuery,
+  PREFIX_WEIGHT,
+  toScore,
+  urlKeySql,
+  type Match,
+  type QueryEmbedder,
+} from '../../src/search/relevance';
 import { urlKey } from '../../src/search/query-text';
 import { entriesOfPage } from '../../src/search/search-service';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
@@ -72,7 +81,9 @@ describe('search storage (migration 0007)', () => {
   });
 
   it('the live tags that topic labels compare with are read from their partial index (migration 0012)', async () => {
-    const index = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE indexname = 'facet_value_counts_live_tags_idx'`.execute(demo.db);
+    const index = await sql<{
+      indexdef: string;
+    }>`SELECT indexdef FROM pg_indexes WHERE indexname = 'facet_value_counts_live_tags_idx'`.execute(demo.db);
     expect(index.rows[0]?.indexdef).toMatch(/\(value\) WHERE \(\(field = 'tags'::text\) AND \(entries > 0\)\)/);
   });
 
@@ -94,7 +105,10 @@ describe('search storage (migration 0007)', () => {
     expect(checked.length).toBeGreaterThan(5);
     for (const m of checked) {
       const { tfs, length } = await termFrequencies(m.identifier);
-      expect({ id: m.identifier, lexical: Number(m.lexical.toFixed(9)) }).toEqual({ id: m.identifier, lexical: Number(lexicalSignal(q, tfs, length).toFixed(9)) });
+      expect({ id: m.identifier, lexical: Number(m.lexical.toFixed(9)) }).toEqual({
+        id: m.identifier,
+        lexical: Number(lexicalSignal(q, tfs, length).toFixed(9)),
+      });
     }
   });
 });
@@ -114,14 +128,22 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
   // With the query vector cached (prepareQuery computed it) the pipeline has it before the lexical retrieval is
   // done (vector retrieval at once); a slow embedder gives the usual order (lexical candidates first, their
   // cosines read beside the vector retrieval). Both orders must rank alike.
-  const slow: QueryEmbedder = { ...embedder, embedOne: async (t) => { await new Promise((r) => setTimeout(r, 150)); return embedder.embedOne(t); } };
+  const slow: QueryEmbedder = {
+    ...embedder,
+    embedOne: async (t) => {
+      await new Promise((r) => setTimeout(r, 150));
+      return embedder.embedOne(t);
+    },
+  };
   it.each(cases)('ranks alike whether the embedding or the lexical retrieval is ready first: %s %j', async (text, filter) => {
     const normalised = normaliseFilter(filter);
     await prepareQuery(demo.db, embedder, text);
     const embeddingFirst = await matchText({ db: demo.db, embedder }, text, normalised);
     const lexicalFirst = await matchText({ db: demo.db, embedder: slow }, text, normalised);
     expect(embeddingFirst.length).toBeGreaterThan(0);
-    expect(lexicalFirst.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(embeddingFirst.map((m) => [m.identifier, m.relevance.toFixed(12)]));
+    expect(lexicalFirst.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(
+      embeddingFirst.map((m) => [m.identifier, m.relevance.toFixed(12)]),
+    );
   });
 
   it('scores every candidate by its best cosine over doc and description, though only doc retrieves (VECTOR_RETRIEVAL_FIELDS)', async () => {
@@ -132,8 +154,12 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
     const exact = await sql<{ identifier: string; doc: number; description: number | null }>`
       SELECT v.identifier, max(1 - (v.embedding::vector(512) <=> ${toVectorLiteral(vector)}::vector(512))) FILTER (WHERE v.field = 'doc') AS doc,
              max(1 - (v.embedding::vector(512) <=> ${toVectorLiteral(vector)}::vector(512))) FILTER (WHERE v.field = 'description') AS description
-      FROM entry_vectors v WHERE v.model = ${model.id} AND v.identifier = ANY(${matches.map((m) => m.identifier)}::text[]) GROUP BY v.identifier`.execute(demo.db);
-    const best = new Map(exact.rows.map((r) => [r.identifier, Math.max(Number(r.doc), r.description === null ? -1 : Number(r.description))]));
+      FROM entry_vectors v WHERE v.model = ${model.id} AND v.identifier = ANY(${matches.map((m) => m.identifier)}::text[]) GROUP BY v.identifier`.execute(
+      demo.db,
+    );
+    const best = new Map(
+      exact.rows.map((r) => [r.identifier, Math.max(Number(r.doc), r.description === null ? -1 : Number(r.description))]),
+    );
     for (const m of matches) expect(m.cosine).toBeCloseTo(best.get(m.identifier) as number, 5);
     // Some entries owe their cosine to the description vector: the scoring field is in use.
     expect(exact.rows.some((r) => r.description !== null && Number(r.description) > Number(r.doc))).toBe(true);
@@ -141,17 +167,19 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
 
   it('reports the embedding and the SQL time to its observer', async () => {
     const seen: string[] = [];
-    const timings = { observe: (stage: string, seconds: number) => {
-      expect(seconds).toBeGreaterThan(0);
-      seen.push(stage);
-    } };
+    const timings = {
+      observe: (stage: string, seconds: number) => {
+        expect(seconds).toBeGreaterThan(0);
+        seen.push(stage);
+      },
+    };
     await matchText({ db: demo.db, embedder, timings }, 'weather forecast for tomorrow', normaliseFilter(undefined));
     expect(seen.sort()).toEqual(['embedding', 'sql']);
   });
 });
 
 describe('entriesOfPage', () => {
-  it('reads one page of a ranked list and keeps each entry\'s rank when one was deleted since the match', async () => {
+  it("reads one page of a ranked list and keeps each entry's rank when one was deleted since the match", async () => {
     const matches = await matchText({ db: demo.db, embedder }, 'kubernetes cluster', normaliseFilter(undefined));
     expect(matches.length).toBeGreaterThan(6);
     const gone = matches[3].identifier;
@@ -185,48 +213,80 @@ describe('a query naming an entry by its identifier', () => {
 
   it('an identifier prefix ending at a segment names every entry under it, at the name-completion weight', async () => {
     const prefix = 'urn:air:github.com:neo4j-contrib';
-    const under = await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE identifier LIKE ${`${prefix}:%`} AND deleted_at IS NULL`.execute(demo.db);
+    const under = await sql<{
+      identifier: string;
+    }>`SELECT identifier FROM entries WHERE identifier LIKE ${`${prefix}:%`} AND deleted_at IS NULL`.execute(demo.db);
     expect(under.rows.length).toBeGreaterThan(2);
     const named = await matchText({ db: demo.db, embedder }, `servers of ${prefix}`, normaliseFilter(undefined));
     const plain = await matchText({ db: demo.db, embedder }, 'servers of', normaliseFilter(undefined));
     const byId = new Map(named.map((m) => [m.identifier, m]));
     for (const { identifier } of under.rows) expect(byId.get(identifier)?.lexical).toBeGreaterThanOrEqual(PREFIX_WEIGHT);
-    expect(named.slice(0, under.rows.length).map((m) => m.identifier).sort()).toEqual(under.rows.map((r) => r.identifier).sort());
+    expect(
+      named
+        .slice(0, under.rows.length)
+        .map((m) => m.identifier)
+        .sort(),
+    ).toEqual(under.rows.map((r) => r.identifier).sort());
     expect(Math.max(...under.rows.map((r) => plain.find((m) => m.identifier === r.identifier)?.relevance ?? 0))).toBeLessThan(0.5);
     // Not at a segment boundary: not a name.
     const partial = await matchText({ db: demo.db, embedder }, 'urn:air:github.com:neo4j-con', normaliseFilter(undefined));
     expect(partial.filter((m) => m.lexical >= PREFIX_WEIGHT).map((m) => m.identifier)).toEqual([]);
   });
 
-  it.each(['https://github.com/microsoft/playwright-mcp', 'github.com/microsoft/playwright-mcp/', 'is HTTPS://GITHUB.COM/microsoft/playwright-mcp.git any good?'])(
-    'a web address names the entries whose url it is: %s', async (text) => {
-      const named = await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE entry->>'url' = 'https://github.com/microsoft/playwright-mcp' AND deleted_at IS NULL`.execute(demo.db);
-      expect(named.rows.length).toBeGreaterThan(0);
-      const matches = await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined));
-      expect(matches.slice(0, named.rows.length).map((m) => [m.identifier, m.relevance])).toEqual(
-        named.rows.map((r) => [r.identifier, 1]).sort(([a], [b]) => (String(a) < String(b) ? -1 : 1)),
-      );
-    },
-  );
+  it.each([
+    'https://github.com/microsoft/playwright-mcp',
+    'github.com/microsoft/playwright-mcp/',
+    'is HTTPS://GITHUB.COM/microsoft/playwright-mcp.git any good?',
+  ])('a web address names the entries whose url it is: %s', async (text) => {
+    const named = await sql<{
+      identifier: string;
+    }>`SELECT identifier FROM entries WHERE entry->>'url' = 'https://github.com/microsoft/playwright-mcp' AND deleted_at IS NULL`.execute(
+      demo.db,
+    );
+    expect(named.rows.length).toBeGreaterThan(0);
+    const matches = await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined));
+    expect(matches.slice(0, named.rows.length).map((m) => [m.identifier, m.relevance])).toEqual(
+      named.rows.map((r) => [r.identifier, 1]).sort(([a], [b]) => (String(a) < String(b) ? -1 : 1)),
+    );
+  });
 
   it('urlKey in SQL is urlKey in TypeScript', async () => {
-    const urls = ['https://github.com/org/legit', 'HTTPS://WWW.Example.com/Repo.git/', 'https://arxiv.org/pdf/2210.03629v3.pdf', 'https://arxiv.org/abs/2210.03629',
-      'https://mcp.stripe.com', 'http://x.io/a/b/', 'https://wwwx.example.com/widget', 'https://example.com/a.github'];
-    const rows = await sql<{ u: string; k: string }>`SELECT u, ${urlKeySql(sql`u`)} AS k FROM unnest(${urls}::text[]) AS u`.execute(demo.db);
+    const urls = [
+      'https://github.com/org/legit',
+      'HTTPS://WWW.Example.com/Repo.git/',
+      'https://arxiv.org/pdf/2210.03629v3.pdf',
+      'https://arxiv.org/abs/2210.03629',
+      'https://mcp.stripe.com',
+      'http://x.io/a/b/',
+      'https://wwwx.example.com/widget',
+      'https://example.com/a.github',
+    ];
+    const rows = await sql<{ u: string; k: string }>`SELECT u, ${urlKeySql(sql`u`)} AS k FROM unnest(${urls}::text[]) AS u`.execute(
+      demo.db,
+    );
     expect(rows.rows.map((r) => r.k)).toEqual(urls.map(urlKey));
   });
 
-  it.each(['2210.03629', 'the ReAct paper, arXiv:2210.03629v2', 'https://arxiv.org/pdf/2210.03629v3.pdf'])('an arXiv identifier names the paper: %s', async (text) => {
-    const matches = await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined));
-    expect(matches[0]).toMatchObject({ identifier: 'urn:air:alexandria.ard-registry.dev:paper:2210.03629', relevance: 1 });
-  });
+  it.each(['2210.03629', 'the ReAct paper, arXiv:2210.03629v2', 'https://arxiv.org/pdf/2210.03629v3.pdf'])(
+    'an arXiv identifier names the paper: %s',
+    async (text) => {
+      const matches = await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined));
+      expect(matches[0]).toMatchObject({ identifier: 'urn:air:alexandria.ard-registry.dev:paper:2210.03629', relevance: 1 });
+    },
+  );
 
   it('names only live entries that pass the filter', async () => {
     const text = pagerduty;
-    expect((await matchText({ db: demo.db, embedder }, text, normaliseFilter({ type: 'application/vnd.alexandria.resource+json' }))).map((m) => m.identifier)).not.toContain(pagerduty);
+    expect(
+      (await matchText({ db: demo.db, embedder }, text, normaliseFilter({ type: 'application/vnd.alexandria.resource+json' }))).map(
+        (m) => m.identifier,
+      ),
+    ).not.toContain(pagerduty);
     await sql`UPDATE entries SET deleted_at = now() WHERE identifier = ${pagerduty}`.execute(demo.db);
     try {
-      expect((await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined))).map((m) => m.identifier)).not.toContain(pagerduty);
+      expect((await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined))).map((m) => m.identifier)).not.toContain(
+        pagerduty,
+      );
     } finally {
       await sql`UPDATE entries SET deleted_at = NULL WHERE identifier = ${pagerduty}`.execute(demo.db);
     }
@@ -244,7 +304,11 @@ describe('type weights (SEARCH_TYPE_WEIGHTS)', () => {
       const plain = await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined));
       const weighted = await matchText({ db: demo.db, embedder, typeWeights: library }, text, normaliseFilter(undefined));
       // Precondition: a library record ranks just above a tool that outranks it once weighted.
-      const flips = plain.slice(1).filter((m, i) => plain[i].type === ALEXANDRIA_MEDIA_TYPE && m.type !== ALEXANDRIA_MEDIA_TYPE && plain[i].relevance * 0.9 < m.relevance);
+      const flips = plain
+        .slice(1)
+        .filter(
+          (m, i) => plain[i].type === ALEXANDRIA_MEDIA_TYPE && m.type !== ALEXANDRIA_MEDIA_TYPE && plain[i].relevance * 0.9 < m.relevance,
+        );
       expect(flips.length).toBeGreaterThan(0);
 
       expect(new Set(weighted.map((m) => m.identifier))).toEqual(new Set(plain.map((m) => m.identifier)));
@@ -267,7 +331,9 @@ describe('type weights (SEARCH_TYPE_WEIGHTS)', () => {
     for (const filter of [{ type: ALEXANDRIA_MEDIA_TYPE }, { type: [ALEXANDRIA_MEDIA_TYPE, 'application/mcp-server-card+json'] }]) {
       const plain = await matchText({ db: demo.db, embedder }, 'knowledge graph memory', normaliseFilter(filter));
       expect(plain.some((m) => m.type === ALEXANDRIA_MEDIA_TYPE)).toBe(true);
-      expect(await matchText({ db: demo.db, embedder, typeWeights: library }, 'knowledge graph memory', normaliseFilter(filter))).toEqual(plain);
+      expect(await matchText({ db: demo.db, embedder, typeWeights: library }, 'knowledge graph memory', normaliseFilter(filter))).toEqual(
+        plain,
+      );
     }
   });
 });

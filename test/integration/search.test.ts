@@ -75,7 +75,11 @@ describe('POST /search (ARD §7.2)', () => {
     const seen: string[] = [];
     let token: string | undefined;
     do {
-      const page = await registry.post('/search', { query: { text: 'search the web' }, pageSize: 30 / 3, ...(token ? { pageToken: token } : {}) });
+      const page = await registry.post('/search', {
+        query: { text: 'search the web' },
+        pageSize: 30 / 3,
+        ...(token ? { pageToken: token } : {}),
+      });
       // pageSize must stay the same across pages: a 10-per-page walk over the 30-list
       expect(page.status).toBe(200);
       seen.push(...page.body.results.map((r: { identifier: string }) => r.identifier));
@@ -93,7 +97,11 @@ describe('POST /search (ARD §7.2)', () => {
     let token: string | undefined;
     let pages = 0;
     do {
-      const page = await registry.post('/search', { query: { text: 'kubernetes cluster' }, pageSize: 5, ...(token ? { pageToken: token } : {}) });
+      const page = await registry.post('/search', {
+        query: { text: 'kubernetes cluster' },
+        pageSize: 5,
+        ...(token ? { pageToken: token } : {}),
+      });
       expect(page.body.results.length).toBe(Math.min(5, total - seen.length));
       seen.push(...page.body.results.map((r: { identifier: string }) => r.identifier));
       token = page.body.pageToken;
@@ -108,7 +116,12 @@ describe('POST /search (ARD §7.2)', () => {
       const out: Array<[string, number]> = [];
       let token: string | undefined;
       do {
-        const page = await registry.post('/search', { query: { text: 'send messages to a team chat' }, pageSize: 4, federation, ...(token ? { pageToken: token } : {}) });
+        const page = await registry.post('/search', {
+          query: { text: 'send messages to a team chat' },
+          pageSize: 4,
+          federation,
+          ...(token ? { pageToken: token } : {}),
+        });
         expect(page.status).toBe(200);
         out.push(...page.body.results.map((r: { identifier: string; score: number }) => [r.identifier, r.score] as [string, number]));
         token = page.body.pageToken;
@@ -122,12 +135,19 @@ describe('POST /search (ARD §7.2)', () => {
 
   it('without a type filter, a library record scores 0.9 of what it scores when the type is chosen (SEARCH_TYPE_WEIGHTS default)', async () => {
     const text = 'knowledge graph memory';
-    const chosen = await registry.post('/search', { query: { text, filter: { type: ALEXANDRIA_MEDIA_TYPE } }, pageSize: 100, federation: 'none' });
+    const chosen = await registry.post('/search', {
+      query: { text, filter: { type: ALEXANDRIA_MEDIA_TYPE } },
+      pageSize: 100,
+      federation: 'none',
+    });
     const scoreOf = new Map<string, number>(chosen.body.results.map((r: { identifier: string; score: number }) => [r.identifier, r.score]));
     expect(scoreOf.size).toBeGreaterThan(3);
     for (const federation of ['none', 'auto']) {
       const res = await registry.post('/search', { query: { text }, pageSize: 100, federation });
-      const library = res.body.results.filter((r: { type: string }) => r.type === ALEXANDRIA_MEDIA_TYPE) as Array<{ identifier: string; score: number }>;
+      const library = res.body.results.filter((r: { type: string }) => r.type === ALEXANDRIA_MEDIA_TYPE) as Array<{
+        identifier: string;
+        score: number;
+      }>;
       expect(library.length).toBeGreaterThan(3);
       // Scores are rounded relevances: 0.9 x the chosen-type score, within the rounding of both.
       for (const r of library) expect(Math.abs(r.score - 0.9 * scoreOf.get(r.identifier)!)).toBeLessThanOrEqual(1);

@@ -42,7 +42,10 @@ describe('tag vectors (migration 0010)', () => {
   it('ingestion embedded every live tag, with the embedding of its words', async () => {
     const tags = await liveTags();
     expect(tags.length).toBeGreaterThan(TOPIC_MIN_LABELS);
-    const stored = await sql<{ tag: string; embedding: string }>`SELECT tag, embedding::text FROM tag_vectors WHERE model = ${model.id}`.execute(demo.db);
+    const stored = await sql<{
+      tag: string;
+      embedding: string;
+    }>`SELECT tag, embedding::text FROM tag_vectors WHERE model = ${model.id}`.execute(demo.db);
     // Rows are never deleted: a tag no live entry holds any more may keep its vector (topicLabels skips it).
     const embedded = new Set(stored.rows.map((r) => r.tag));
     expect(tags.filter((t) => !embedded.has(t))).toEqual([]);
@@ -57,7 +60,9 @@ describe('tag vectors (migration 0010)', () => {
     expect(await fillTagVectors(demo.db, model)).toBe(3);
     expect(await fillTagVectors(demo.db, model)).toBe(0);
     expect(await fillTagVectors(demo.db, model, ['weather-api', 'a-tag-nobody-holds-yet'])).toBe(1);
-    const rows = await sql<{ n: string }>`SELECT count(*) AS n FROM tag_vectors WHERE model = ${model.id} AND tag IN ('weather-api', 'flights', 'airbnb')`.execute(demo.db);
+    const rows = await sql<{
+      n: string;
+    }>`SELECT count(*) AS n FROM tag_vectors WHERE model = ${model.id} AND tag IN ('weather-api', 'flights', 'airbnb')`.execute(demo.db);
     expect(Number(rows.rows[0].n)).toBe(3);
   });
 });
@@ -68,7 +73,10 @@ describe('topic labels', () => {
     const labels = await topicLabels(demo.db, q);
     // Independently: every live tag's cosine in JS, then the z-scores.
     const live = new Set(await liveTags());
-    const stored = await sql<{ tag: string; embedding: string }>`SELECT tag, embedding::text FROM tag_vectors WHERE model = ${model.id}`.execute(demo.db);
+    const stored = await sql<{
+      tag: string;
+      embedding: string;
+    }>`SELECT tag, embedding::text FROM tag_vectors WHERE model = ${model.id}`.execute(demo.db);
     const cosines = stored.rows
       .filter((r) => live.has(r.tag))
       .map((r) => {
@@ -108,15 +116,24 @@ describe('topic labels', () => {
   });
 
   it('never lift an entry over the cutoff: the matched set at the cutoff is the same with and without them', async () => {
-    for (const text of ['book a cheap seat to Tokyo in March', 'banana bread recipe with walnuts', 'will I need an umbrella in Oslo tomorrow']) {
+    for (const text of [
+      'book a cheap seat to Tokyo in March',
+      'banana bread recipe with walnuts',
+      'will I need an umbrella in Oslo tomorrow',
+    ]) {
       const q = await prepareQuery(demo.db, embedder, text);
-      const atCutoff = async (topics: boolean) => (await matchText({ db: demo.db, embedder }, q.text, none, ablatedStages({ minimumMatches: 0, topics }))).map((m) => m.identifier).sort();
+      const atCutoff = async (topics: boolean) =>
+        (await matchText({ db: demo.db, embedder }, q.text, none, ablatedStages({ minimumMatches: 0, topics })))
+          .map((m) => m.identifier)
+          .sort();
       expect(await atCutoff(true)).toEqual(await atCutoff(false));
     }
     const kiwi = 'urn:air:github.com:alpic-ai:kiwi-mcp-server-public';
     const q = await prepareQuery(demo.db, embedder, 'book a cheap seat to Tokyo in March');
     const lifted = (await matchText({ db: demo.db, embedder }, q.text, none)).find((m) => m.identifier === kiwi)!;
-    const plain = (await matchText({ db: demo.db, embedder }, q.text, none, ablatedStages({ topics: false }))).find((m) => m.identifier === kiwi)!;
+    const plain = (await matchText({ db: demo.db, embedder }, q.text, none, ablatedStages({ topics: false }))).find(
+      (m) => m.identifier === kiwi,
+    )!;
     expect(lifted.topic).toBeGreaterThan(0);
     expect(lifted.score).toBeGreaterThan(plain.score + 5);
   });
@@ -129,8 +146,15 @@ describe('topic labels', () => {
     // Every candidate, none cut: the baseline is the median of the best SEMANTIC_BASELINE_DEPTH cosines.
     const all = await matchText({ db: demo.db, embedder }, q.text, none, ablatedStages({ cutoff: 0, minimumMatches: 0 }));
     const baseline = baselineCosine(all.map((m) => m.cosine));
-    const plain = new Map((await matchText({ db: demo.db, embedder }, q.text, none, ablatedStages({ cutoff: 0, minimumMatches: 0, topics: false }))).map((m) => [m.identifier, m.relevance]));
-    const forked = await sql<{ identifier: string; tags: string[] }>`SELECT identifier, tags FROM entries WHERE 'fork' = ANY(tags) AND deleted_at IS NULL`.execute(demo.db);
+    const plain = new Map(
+      (await matchText({ db: demo.db, embedder }, q.text, none, ablatedStages({ cutoff: 0, minimumMatches: 0, topics: false }))).map(
+        (m) => [m.identifier, m.relevance],
+      ),
+    );
+    const forked = await sql<{
+      identifier: string;
+      tags: string[];
+    }>`SELECT identifier, tags FROM entries WHERE 'fork' = ANY(tags) AND deleted_at IS NULL`.execute(demo.db);
     const candidates = forked.rows.filter((r) => all.some((m) => m.identifier === r.identifier));
     expect(candidates.length).toBeGreaterThan(0);
     for (const { identifier, tags } of candidates) {
@@ -146,14 +170,19 @@ describe('topic labels', () => {
 
   it('need a population of tags to stand out from: none with fewer than TOPIC_MIN_LABELS live tags', async () => {
     const q = await prepareQuery(demo.db, embedder, 'will I need an umbrella in Oslo tomorrow');
-    await demo.db.transaction().execute(async (trx) => {
-      // Tombstone all but a few entries (the facet counts follow, inside this transaction), then roll back.
-      await sql`UPDATE entries SET deleted_at = now() WHERE deleted_at IS NULL AND identifier <> ${OPENWEATHER}`.execute(trx);
-      const tags = await sql<{ n: string }>`SELECT count(*) AS n FROM facet_value_counts WHERE field = 'tags' AND entries > 0`.execute(trx);
-      expect(Number(tags.rows[0].n)).toBeLessThan(TOPIC_MIN_LABELS);
-      expect((await topicLabels(trx, q)).size).toBe(0);
-      throw new Error('rolled back');
-    }).catch((error: Error) => expect(error.message).toBe('rolled back'));
+    await demo.db
+      .transaction()
+      .execute(async (trx) => {
+        // Tombstone all but a few entries (the facet counts follow, inside this transaction), then roll back.
+        await sql`UPDATE entries SET deleted_at = now() WHERE deleted_at IS NULL AND identifier <> ${OPENWEATHER}`.execute(trx);
+        const tags = await sql<{ n: string }>`SELECT count(*) AS n FROM facet_value_counts WHERE field = 'tags' AND entries > 0`.execute(
+          trx,
+        );
+        expect(Number(tags.rows[0].n)).toBeLessThan(TOPIC_MIN_LABELS);
+        expect((await topicLabels(trx, q)).size).toBe(0);
+        throw new Error('rolled back');
+      })
+      .catch((error: Error) => expect(error.message).toBe('rolled back'));
     expect((await topicLabels(demo.db, q)).size).toBeGreaterThan(0);
   });
 

@@ -35,12 +35,23 @@ function didDocument(host: string, methods: Array<{ fragment: string; jwk: JWK; 
   return {
     '@context': ['https://www.w3.org/ns/did/v1'],
     id,
-    verificationMethod: methods.map((m) => ({ id: `${id}#${m.fragment}`, type: 'JsonWebKey2020', controller: id, publicKeyJwk: m.jwk, ...m.extra })),
+    verificationMethod: methods.map((m) => ({
+      id: `${id}#${m.fragment}`,
+      type: 'JsonWebKey2020',
+      controller: id,
+      publicKeyJwk: m.jwk,
+      ...m.extra,
+    })),
     assertionMethod: methods.map((m) => `${id}#${m.fragment}`),
   };
 }
 
-function entryOf(host: string, name: string, trust: Record<string, unknown> | undefined, extra: Record<string, unknown> = {}): CatalogEntry {
+function entryOf(
+  host: string,
+  name: string,
+  trust: Record<string, unknown> | undefined,
+  extra: Record<string, unknown> = {},
+): CatalogEntry {
   return {
     identifier: `urn:air:${host}:tools:${name}`,
     displayName: `${name} tool`,
@@ -53,7 +64,12 @@ function entryOf(host: string, name: string, trust: Record<string, unknown> | un
 }
 
 /** Signs the entry's JCS form (or `payload`) with `key`; detached unless `attached`. */
-async function sign(entry: CatalogEntry, key: KeyLike, kid: string, options: { attached?: boolean; payload?: string; header?: Record<string, unknown> } = {}): Promise<CatalogEntry> {
+async function sign(
+  entry: CatalogEntry,
+  key: KeyLike,
+  kid: string,
+  options: { attached?: boolean; payload?: string; header?: Record<string, unknown> } = {},
+): Promise<CatalogEntry> {
   const payload = options.payload ?? signedPayload(entry);
   const jws = await new CompactSign(Buffer.from(payload, 'utf8')).setProtectedHeader({ alg: 'ES256', kid, ...options.header }).sign(key);
   const [h, p, s] = jws.split('.');
@@ -72,8 +88,16 @@ beforeAll(async () => {
   keys = { http, timeoutMs: TIMEOUT_MS, maxBytes: DOC_CAP, scheme: 'http' };
   server.json('acme.test', '/.well-known/did.json', didDocument('acme.test', [{ fragment: 'key-1', jwk: key1.jwk }]));
   const past = new Date(Date.now() - 86400_000).toISOString();
-  server.json('expired.test', '/.well-known/did.json', didDocument('expired.test', [{ fragment: 'key-1', jwk: key1.jwk, extra: { expires: past } }]));
-  server.json('revoked.test', '/.well-known/did.json', didDocument('revoked.test', [{ fragment: 'key-1', jwk: key1.jwk, extra: { revoked: past } }]));
+  server.json(
+    'expired.test',
+    '/.well-known/did.json',
+    didDocument('expired.test', [{ fragment: 'key-1', jwk: key1.jwk, extra: { expires: past } }]),
+  );
+  server.json(
+    'revoked.test',
+    '/.well-known/did.json',
+    didDocument('revoked.test', [{ fragment: 'key-1', jwk: key1.jwk, extra: { revoked: past } }]),
+  );
   server.json('nokey.test', '/.well-known/did.json', didDocument('nokey.test', [{ fragment: 'other', jwk: key2.jwk }]));
   const big = didDocument('big.test', [{ fragment: 'key-1', jwk: key1.jwk }]);
   server.json('big.test', '/.well-known/did.json', { ...big, padding: 'x'.repeat(DOC_CAP * 2) });
@@ -111,7 +135,9 @@ describe('publisher authority binding (ARD v0.91 §4.5.1)', () => {
         entryOf('acme.test', 'plain', undefined),
       ],
     };
-    const report = await ingestManifest({ db: registry.ctx.db, embedder: registry.ctx.embedder as never }, manifest, { origin: 'file:binding.json' });
+    const report = await ingestManifest({ db: registry.ctx.db, embedder: registry.ctx.embedder as never }, manifest, {
+      origin: 'file:binding.json',
+    });
     expect(report.accepted.map((e) => e.identifier)).toEqual(['urn:air:api.acme.test:tools:child', 'urn:air:acme.test:tools:plain']);
     expect(report.rejected.map((r) => [r.index, r.reason.includes('§4.5.1')])).toEqual([
       [0, true],
@@ -122,7 +148,11 @@ describe('publisher authority binding (ARD v0.91 §4.5.1)', () => {
 
   it("TRUST_BINDING=flag stores the entry and the upkeep records it as failed 'binding-mismatch'", async () => {
     const flagged = entryOf('acme.test', 'flagged', { identity: `did:web:evil.test%3A${server.port}` });
-    const report = await ingestManifest({ db: registry.ctx.db, embedder: registry.ctx.embedder as never, binding: 'flag' }, { specVersion: '1.0', entries: [flagged] }, { origin: 'file:flag.json' });
+    const report = await ingestManifest(
+      { db: registry.ctx.db, embedder: registry.ctx.embedder as never, binding: 'flag' },
+      { specVersion: '1.0', entries: [flagged] },
+      { origin: 'file:flag.json' },
+    );
     expect(report.rejected).toEqual([]);
     await verifyDueEntries({ db: registry.ctx.db, keys, recheckSeconds: 3600 });
     const res = await registry.get(`/agents/${encodeURIComponent(flagged.identifier)}`);
@@ -133,7 +163,10 @@ describe('publisher authority binding (ARD v0.91 §4.5.1)', () => {
 
   it('rejects at crawl time, with the reason in the crawl report', async () => {
     server.json('crawl.test', '/.well-known/ard.json', {
-      entries: [entryOf('crawl.test', 'ok', { identity: 'spiffe://crawl.test/ok' }), entryOf('crawl.test', 'bad', { identity: 'https://elsewhere.test/jwks' })],
+      entries: [
+        entryOf('crawl.test', 'ok', { identity: 'spiffe://crawl.test/ok' }),
+        entryOf('crawl.test', 'bad', { identity: 'https://elsewhere.test/jwks' }),
+      ],
     });
     const { row } = await upsertSource(registry.ctx.db, { location: `${server.origin('crawl.test')}/`, intervalSeconds: 3600 });
     const report = await registry.ctx.crawler.crawlNow(String(row.id));
@@ -154,9 +187,15 @@ describe('verification of a JWS over the JCS form of the entry (ARD v0.91 §4.5.
 
   it('fails a tampered field: signature-invalid (detached), payload-mismatch (attached)', async () => {
     const detached = await signedByDid('acme.test', 'weather', key1.privateKey);
-    expect(await verifyEntry({ ...detached, description: 'changed after signing' }, { keys })).toMatchObject({ state: 'failed', reason: 'signature-invalid' });
+    expect(await verifyEntry({ ...detached, description: 'changed after signing' }, { keys })).toMatchObject({
+      state: 'failed',
+      reason: 'signature-invalid',
+    });
     const attached = await signedByDid('acme.test', 'weather', key1.privateKey, 'key-1', { attached: true });
-    expect(await verifyEntry({ ...attached, url: 'https://evil.test/mcp.json' }, { keys })).toMatchObject({ state: 'failed', reason: 'payload-mismatch' });
+    expect(await verifyEntry({ ...attached, url: 'https://evil.test/mcp.json' }, { keys })).toMatchObject({
+      state: 'failed',
+      reason: 'payload-mismatch',
+    });
   });
 
   it('fails a signature by another key than the one the DID document lists under that kid', async () => {
@@ -165,12 +204,21 @@ describe('verification of a JWS over the JCS form of the entry (ARD v0.91 §4.5.
   });
 
   it('fails an expired and a revoked key', async () => {
-    expect(await verifyEntry(await signedByDid('expired.test', 'a', key1.privateKey), { keys })).toMatchObject({ state: 'failed', reason: 'key-expired' });
-    expect(await verifyEntry(await signedByDid('revoked.test', 'a', key1.privateKey), { keys })).toMatchObject({ state: 'failed', reason: 'key-revoked' });
+    expect(await verifyEntry(await signedByDid('expired.test', 'a', key1.privateKey), { keys })).toMatchObject({
+      state: 'failed',
+      reason: 'key-expired',
+    });
+    expect(await verifyEntry(await signedByDid('revoked.test', 'a', key1.privateKey), { keys })).toMatchObject({
+      state: 'failed',
+      reason: 'key-revoked',
+    });
   });
 
   it('fails when the DID document does not list the key', async () => {
-    expect(await verifyEntry(await signedByDid('nokey.test', 'a', key1.privateKey), { keys })).toMatchObject({ state: 'failed', reason: 'key-not-found' });
+    expect(await verifyEntry(await signedByDid('nokey.test', 'a', key1.privateKey), { keys })).toMatchObject({
+      state: 'failed',
+      reason: 'key-not-found',
+    });
   });
 
   it('fails a did:web identity whose host is not the publisher (binding)', async () => {
@@ -179,9 +227,15 @@ describe('verification of a JWS over the JCS form of the entry (ARD v0.91 §4.5.
   });
 
   it('fails an oversized and a slow DID document, through the outbound caps', async () => {
-    expect(await verifyEntry(await signedByDid('big.test', 'a', key1.privateKey), { keys })).toMatchObject({ state: 'failed', reason: 'did-document-too-large' });
+    expect(await verifyEntry(await signedByDid('big.test', 'a', key1.privateKey), { keys })).toMatchObject({
+      state: 'failed',
+      reason: 'did-document-too-large',
+    });
     const started = Date.now();
-    expect(await verifyEntry(await signedByDid('slow.test', 'a', key1.privateKey), { keys })).toMatchObject({ state: 'failed', reason: 'did-document-timeout' });
+    expect(await verifyEntry(await signedByDid('slow.test', 'a', key1.privateKey), { keys })).toMatchObject({
+      state: 'failed',
+      reason: 'did-document-timeout',
+    });
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS * 3);
   });
 
@@ -198,22 +252,39 @@ describe('verification of a JWS over the JCS form of the entry (ARD v0.91 §4.5.
   it('refuses alg none and HMAC, and a malformed signature', async () => {
     const entry = entryOf('acme.test', 'weather', { identity: did('acme.test') });
     const header = Buffer.from(JSON.stringify({ alg: 'HS256' })).toString('base64url');
-    expect(await verifyEntry({ ...entry, trustManifest: { ...entry.trustManifest, signature: `${header}..c2ln` } }, { keys })).toMatchObject({ reason: 'algorithm-unsupported' });
-    expect(await verifyEntry({ ...entry, trustManifest: { ...entry.trustManifest, signature: 'not a jws' } }, { keys })).toMatchObject({ reason: 'signature-malformed' });
+    expect(
+      await verifyEntry({ ...entry, trustManifest: { ...entry.trustManifest, signature: `${header}..c2ln` } }, { keys }),
+    ).toMatchObject({ reason: 'algorithm-unsupported' });
+    expect(await verifyEntry({ ...entry, trustManifest: { ...entry.trustManifest, signature: 'not a jws' } }, { keys })).toMatchObject({
+      reason: 'signature-malformed',
+    });
   });
 
   it('verifies with a JWKS on the trust domain, and fails one on another domain', async () => {
     const jwksUrl = `http://jwks.test:${server.port}/.well-known/jwks.json`;
-    const attestation = (uri: string) => ({ identity: 'spiffe://jwks.test/svc', attestations: [{ type: 'JWKS', uri, mediaType: 'application/jwk-set+json' }] });
+    const attestation = (uri: string) => ({
+      identity: 'spiffe://jwks.test/svc',
+      attestations: [{ type: 'JWKS', uri, mediaType: 'application/jwk-set+json' }],
+    });
     const good = await sign(entryOf('jwks.test', 'a', attestation(jwksUrl)), key1.privateKey, 'k1');
     expect(await verifyEntry(good, { keys })).toMatchObject({ state: 'verified', method: 'jws+jwks' });
-    const off = await sign(entryOf('jwks.test', 'a', attestation(`http://acme.test:${server.port}/.well-known/jwks.json`)), key1.privateKey, 'k1');
+    const off = await sign(
+      entryOf('jwks.test', 'a', attestation(`http://acme.test:${server.port}/.well-known/jwks.json`)),
+      key1.privateKey,
+      'k1',
+    );
     expect(await verifyEntry(off, { keys })).toMatchObject({ state: 'failed', reason: 'jwks-off-domain' });
   });
 
   it('says unverified, never verified, where nothing can be checked', async () => {
-    expect(await verifyEntry(entryOf('acme.test', 'a', undefined), { keys })).toMatchObject({ state: 'unverified', reason: 'no-trust-manifest' });
-    expect(await verifyEntry(entryOf('acme.test', 'a', { identity: 'spiffe://acme.test/a' }), { keys })).toMatchObject({ state: 'unverified', reason: 'unsigned' });
+    expect(await verifyEntry(entryOf('acme.test', 'a', undefined), { keys })).toMatchObject({
+      state: 'unverified',
+      reason: 'no-trust-manifest',
+    });
+    expect(await verifyEntry(entryOf('acme.test', 'a', { identity: 'spiffe://acme.test/a' }), { keys })).toMatchObject({
+      state: 'unverified',
+      reason: 'unsigned',
+    });
     const spiffeSigned = await sign(entryOf('acme.test', 'a', { identity: 'spiffe://acme.test/a' }), key1.privateKey, 'k');
     expect(await verifyEntry(spiffeSigned, { keys })).toMatchObject({ state: 'unverified', reason: 'framework-unsupported' });
   });
@@ -241,19 +312,26 @@ describe('the outcome as data', () => {
     const list = await registry.get(`/agents?filter=${encodeURIComponent(`publisherId = ${rotating} AND @verification = verified`)}`);
     expect(list.status).toBe(200);
     expect(list.body.items.map((a: CatalogEntry) => a.identifier)).toEqual([signedEntry.identifier]);
-    const notVerified = await registry.get(`/agents?filter=${encodeURIComponent(`publisherId = ${rotating} AND @verification != verified`)}`);
+    const notVerified = await registry.get(
+      `/agents?filter=${encodeURIComponent(`publisherId = ${rotating} AND @verification != verified`)}`,
+    );
     expect(notVerified.body.items.map((a: CatalogEntry) => a.identifier)).toEqual([plain.identifier]);
     const badState = await registry.get(`/agents?filter=${encodeURIComponent('@verification = trusted')}`);
     expect(badState.status).toBe(400);
     expect(badState.body.message).toContain('expected verified, unverified, failed');
 
-    const search = await registry.post('/search', { query: { text: 'forecast tool', filter: { publisher: rotating, '@verification': 'verified' } } });
+    const search = await registry.post('/search', {
+      query: { text: 'forecast tool', filter: { publisher: rotating, '@verification': 'verified' } },
+    });
     expect(search.status).toBe(200);
     expect(search.body.results.map((r: CatalogEntry) => r.identifier)).toEqual([signedEntry.identifier]);
     const badSearch = await registry.post('/search', { query: { text: 'forecast', filter: { '@verification': 'yes' } } });
     expect(badSearch.status).toBe(400);
 
-    const explore = await registry.post('/explore', { query: { filter: { publisher: rotating } }, resultType: { facets: [{ field: '@verification' }, { field: '@verification.method' }] } });
+    const explore = await registry.post('/explore', {
+      query: { filter: { publisher: rotating } },
+      resultType: { facets: [{ field: '@verification' }, { field: '@verification.method' }] },
+    });
     expect(explore.status).toBe(200);
     expect(explore.body.facets['@verification'].buckets).toEqual([
       { value: 'unverified', count: 1 },

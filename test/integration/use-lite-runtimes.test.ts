@@ -45,7 +45,9 @@ describe('the bundled model on onnxruntime-node', () => {
     expect(corpusTexts.length).toBeGreaterThan(150);
     const [a, b] = await Promise.all([onnx.embed(texts), tfjs.embed(texts)]);
     expect(a).toHaveLength(texts.length);
-    const worst = texts.map((text, i) => ({ text, difference: maxDifference(a[i], b[i]), cosine: dot(a[i], b[i]) })).sort((x, y) => y.difference - x.difference)[0];
+    const worst = texts
+      .map((text, i) => ({ text, difference: maxDifference(a[i], b[i]), cosine: dot(a[i], b[i]) }))
+      .sort((x, y) => y.difference - x.difference)[0];
     expect(worst.difference).toBeLessThan(1e-5);
     expect(worst.cosine).toBeGreaterThan(0.99999);
     for (const v of a) {
@@ -60,7 +62,7 @@ describe('the bundled model on onnxruntime-node', () => {
     expect(long).toEqual(longer);
   });
 
-  it('answers concurrent callers with their own vectors, a single text between a batch\'s sentences', async () => {
+  it("answers concurrent callers with their own vectors, a single text between a batch's sentences", async () => {
     const batchTexts = corpusTexts.slice(0, 40);
     const expected = await onnx.embed([...batchTexts, ...edgeTexts]);
     const finished: string[] = [];
@@ -105,7 +107,9 @@ describe('choosing the runtime when onnxruntime-node cannot be loaded', () => {
     const embedder = new UseLiteEmbedder({ runtime: 'onnxruntime', loader: missing });
     const attempt = embedder.embed(['hello']);
     await expect(attempt).rejects.toBeInstanceOf(EmbedderUnavailableError);
-    await expect(attempt).rejects.toThrow(`the bundled model cannot run on ${ONNX_RUNTIME_PACKAGE}: Cannot find module '${ONNX_RUNTIME_PACKAGE}'`);
+    await expect(attempt).rejects.toThrow(
+      `the bundled model cannot run on ${ONNX_RUNTIME_PACKAGE}: Cannot find module '${ONNX_RUNTIME_PACKAGE}'`,
+    );
     await expect(attempt).rejects.toThrow('EMBEDDING_RUNTIME=tfjs');
   });
 

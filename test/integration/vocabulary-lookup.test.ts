@@ -1,5 +1,12 @@
 import { sql } from 'kysely';
-import { CORRECTION_CANDIDATES, CORRECTION_KNN_WINDOW, CORRECTION_MIN_SIMILARITY, CORRECTIONS_PER_WORD, prepareQuery, type QueryEmbedder } from '../../src/search/relevance';
+import {
+  CORRECTION_CANDIDATES,
+  CORRECTION_KNN_WINDOW,
+  CORRECTION_MIN_SIMILARITY,
+  CORRECTIONS_PER_WORD,
+  prepareQuery,
+  type QueryEmbedder,
+} from '../../src/search/relevance';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
 
 // Migration 0006 replaced two sequential scans of term_stats by index lookups (docs/performance.md): the
@@ -35,11 +42,15 @@ describe('vocabulary lookups (migration 0006)', () => {
       const range = await sql<{ term: string }>`SELECT term FROM term_stats s
         WHERE s.term COLLATE "C" >= ${prefix} AND s.term COLLATE "C" < ${prefix} || chr(1114111) AND s.name_df > 0 AND left(s.term, length(${prefix})) = ${prefix}
         ORDER BY s.df DESC, s.term`.execute(demo.db);
-      const scan = await sql<{ term: string }>`SELECT term FROM term_stats s WHERE s.name_df > 0 AND left(s.term, length(${prefix})) = ${prefix}
+      const scan = await sql<{
+        term: string;
+      }>`SELECT term FROM term_stats s WHERE s.name_df > 0 AND left(s.term, length(${prefix})) = ${prefix}
         ORDER BY s.df DESC, s.term`.execute(demo.db);
       expect(range.rows).toEqual(scan.rows);
     }
-    const pager = await sql<{ term: string }>`SELECT term FROM term_stats s WHERE s.term COLLATE "C" >= 'pager' AND s.term COLLATE "C" < 'pager' || chr(1114111)`.execute(demo.db);
+    const pager = await sql<{
+      term: string;
+    }>`SELECT term FROM term_stats s WHERE s.term COLLATE "C" >= 'pager' AND s.term COLLATE "C" < 'pager' || chr(1114111)`.execute(demo.db);
     expect(pager.rows.map((r) => r.term)).toContain('pagerduty');
   });
 
@@ -64,7 +75,9 @@ describe('vocabulary lookups (migration 0006)', () => {
         .transaction()
         .execute(async (trx) => {
           for (const term of order) await sql`INSERT INTO term_stats (term, df, name_df) VALUES (${term}, 1, 0)`.execute(trx);
-          const similarities = await sql<{ sim: number }>`SELECT DISTINCT similarity(t, 'quorbix') AS sim FROM unnest(${tied}::text[]) t`.execute(trx);
+          const similarities = await sql<{
+            sim: number;
+          }>`SELECT DISTINCT similarity(t, 'quorbix') AS sim FROM unnest(${tied}::text[]) t`.execute(trx);
           expect(similarities.rows.map((r) => Number(r.sim))).toEqual([0.6]);
           await prepareQuery(trx, embedder, 'quorbix');
           throw new Error('rolled back');

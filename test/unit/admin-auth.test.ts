@@ -30,14 +30,24 @@ describe('requireAdminToken', () => {
   });
 
   const call = (base: string, authorization?: string) =>
-    fetch(`${base}/admin/ping`, { headers: authorization ? { authorization } : {} }).then(async (r) => ({ status: r.status, body: (await r.json()) as { errorCode: string; message: string } }));
+    fetch(`${base}/admin/ping`, { headers: authorization ? { authorization } : {} }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as { errorCode: string; message: string },
+    }));
 
   it('lets the right bearer token through', async () => {
     expect(await call(withToken.url, 'Bearer s3cret-token')).toEqual({ status: 200, body: { ok: true } });
   });
 
   it('answers 401 UNAUTHENTICATED without, with a malformed, a wrong, a prefix or a longer token', async () => {
-    for (const header of [undefined, 's3cret-token', 'Basic s3cret-token', 'Bearer s3cret', 'Bearer s3cret-token-and-more', 'Bearer S3CRET-TOKEN']) {
+    for (const header of [
+      undefined,
+      's3cret-token',
+      'Basic s3cret-token',
+      'Bearer s3cret',
+      'Bearer s3cret-token-and-more',
+      'Bearer S3CRET-TOKEN',
+    ]) {
       const res = await call(withToken.url, header);
       expect(res.status).toBe(401);
       expect(res.body.errorCode).toBe('UNAUTHENTICATED');

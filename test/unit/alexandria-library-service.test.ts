@@ -117,7 +117,11 @@ describe('searchLibrary', () => {
   });
 
   it.each<[string, Record<string, unknown>, RegExp]>([
-    ['an unknown topic', { query: 'x', topic: 'vibes' }, /invalid topic "vibes": topic must be one of: agents, memory, evals, .*simulation$/],
+    [
+      'an unknown topic',
+      { query: 'x', topic: 'vibes' },
+      /invalid topic "vibes": topic must be one of: agents, memory, evals, .*simulation$/,
+    ],
     ['an unknown kind', { query: 'x', kind: 'book' }, /invalid kind "book": kind must be one of: paper, repo, post$/],
     ['limit 0', { query: 'x', limit: 0 }, /invalid limit 0: limit must be an integer from 1 to 50/],
     ['limit 51', { query: 'x', limit: 51 }, /invalid limit 51/],

@@ -184,10 +184,16 @@ describe('recordToCatalogEntry / catalogEntryToRecord', () => {
   it('keeps authors exact through the scalar encoding, whatever they contain (property)', () => {
     const base = library.records[0]!;
     fc.assert(
-      fc.property(fc.array(fc.string({ minLength: 1 }).filter((s) => s.trim().length > 0), { minLength: 1, maxLength: 6 }), (authors) => {
-        const record: AlexandriaRecord = { ...base, authors };
-        expect(catalogEntryToRecord(recordToCatalogEntry(record))).toStrictEqual(record);
-      }),
+      fc.property(
+        fc.array(
+          fc.string({ minLength: 1 }).filter((s) => s.trim().length > 0),
+          { minLength: 1, maxLength: 6 },
+        ),
+        (authors) => {
+          const record: AlexandriaRecord = { ...base, authors };
+          expect(catalogEntryToRecord(recordToCatalogEntry(record))).toStrictEqual(record);
+        },
+      ),
     );
   });
 
@@ -197,16 +203,76 @@ describe('recordToCatalogEntry / catalogEntryToRecord', () => {
   });
 
   const tamper: Array<[string, (e: CatalogEntry) => void, RegExp]> = [
-    ['another media type', (e) => { e.type = 'application/mcp-server-card+json'; }, /type must be/],
-    ['a foreign identifier', (e) => { e.identifier = 'urn:air:github.com:letta-ai:letta'; }, /not an Alexandria URN/],
-    ['a metadata id that disagrees', (e) => { e.metadata!.alexandria_id = 'arxiv:2302.04761'; }, /disagrees with the identifier/],
-    ['authors that are not JSON', (e) => { e.metadata!.authors = 'Shunyu Yao; Jeffrey Zhao'; }, /JSON array of strings/],
-    ['authors that are a JSON string', (e) => { e.metadata!.authors = '"Shunyu Yao"'; }, /authors/],
-    ['a missing source_via', (e) => { delete e.metadata!.source_via; }, /source_via must be a string/],
-    ['version 2', (e) => { e.version = '2'; }, /version must be "1"/],
-    ['inline data', (e) => { e.data = {}; }, /never data/],
-    ['a sponsored string', (e) => { e.metadata!.sponsored = 'true'; }, /sponsored must be a boolean/],
-    ['a kind that contradicts the URN', (e) => { e.metadata!.kind = 'repo'; }, /does not match the id prefix/],
+    [
+      'another media type',
+      (e) => {
+        e.type = 'application/mcp-server-card+json';
+      },
+      /type must be/,
+    ],
+    [
+      'a foreign identifier',
+      (e) => {
+        e.identifier = 'urn:air:github.com:letta-ai:letta';
+      },
+      /not an Alexandria URN/,
+    ],
+    [
+      'a metadata id that disagrees',
+      (e) => {
+        e.metadata!.alexandria_id = 'arxiv:2302.04761';
+      },
+      /disagrees with the identifier/,
+    ],
+    [
+      'authors that are not JSON',
+      (e) => {
+        e.metadata!.authors = 'Shunyu Yao; Jeffrey Zhao';
+      },
+      /JSON array of strings/,
+    ],
+    [
+      'authors that are a JSON string',
+      (e) => {
+        e.metadata!.authors = '"Shunyu Yao"';
+      },
+      /authors/,
+    ],
+    [
+      'a missing source_via',
+      (e) => {
+        delete e.metadata!.source_via;
+      },
+      /source_via must be a string/,
+    ],
+    [
+      'version 2',
+      (e) => {
+        e.version = '2';
+      },
+      /version must be "1"/,
+    ],
+    [
+      'inline data',
+      (e) => {
+        e.data = {};
+      },
+      /never data/,
+    ],
+    [
+      'a sponsored string',
+      (e) => {
+        e.metadata!.sponsored = 'true';
+      },
+      /sponsored must be a boolean/,
+    ],
+    [
+      'a kind that contradicts the URN',
+      (e) => {
+        e.metadata!.kind = 'repo';
+      },
+      /does not match the id prefix/,
+    ],
   ];
   it.each(tamper)('rejects an entry with %s', (_label, mutate, reason) => {
     const entry = JSON.parse(JSON.stringify(recordToCatalogEntry(library.records[0]!))) as CatalogEntry;

@@ -21,7 +21,10 @@ describe('parseAlexandriaId', () => {
     ['github:run-llama/llama_index', { kind: 'repo', owner: 'run-llama', repo: 'llama_index' }],
     ['github:567-labs/instructor', { kind: 'repo', owner: '567-labs', repo: 'instructor' }],
     ['post:anthropic.com/building-effective-agents', { kind: 'post', host: 'anthropic.com', slug: 'building-effective-agents' }],
-    ['post:modelcontextprotocol.io/specification-2025-06-18', { kind: 'post', host: 'modelcontextprotocol.io', slug: 'specification-2025-06-18' }],
+    [
+      'post:modelcontextprotocol.io/specification-2025-06-18',
+      { kind: 'post', host: 'modelcontextprotocol.io', slug: 'specification-2025-06-18' },
+    ],
   ])('parses %s', (id, expected) => {
     expect(parseAlexandriaId(id)).toEqual(expected);
     expect(formatAlexandriaId(parseAlexandriaId(id))).toBe(id);
@@ -84,17 +87,23 @@ describe('loadAlexandriaLibrary', () => {
     expect(library.use_cases).toHaveLength(13);
     const byKind = (k: string) => library.records.filter((r) => r.kind === k).length;
     expect([byKind('paper'), byKind('repo'), byKind('post')]).toEqual([92, 65, 23]);
-    expect(library.records.filter((r) => r.sponsored === true).map((r) => r.id).sort()).toEqual([
-      'github:AgentOps-AI/agentops',
-      'github:ComposioHQ/composio',
-      'github:mem0ai/mem0',
-    ]);
+    expect(
+      library.records
+        .filter((r) => r.sponsored === true)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(['github:AgentOps-AI/agentops', 'github:ComposioHQ/composio', 'github:mem0ai/mem0']);
     const react = library.records.find((r) => r.id === 'arxiv:2210.03629');
     expect(react?.title).toBe('ReAct: Synergizing Reasoning and Acting in Language Models');
     expect(react?.source.type).toBe('arxiv');
   });
 
-  async function shippedDocument(): Promise<{ schema_version: number; topics: string[]; use_cases: string[]; records: Record<string, unknown>[] }> {
+  async function shippedDocument(): Promise<{
+    schema_version: number;
+    topics: string[];
+    use_cases: string[];
+    records: Record<string, unknown>[];
+  }> {
     return JSON.parse(await readFile(LIBRARY_PATH, 'utf8'));
   }
 
@@ -109,19 +118,97 @@ describe('loadAlexandriaLibrary', () => {
   }
 
   it.each<[string, (doc: Awaited<ReturnType<typeof shippedDocument>>) => void, RegExp]>([
-    ['an unknown record field', (d) => { d.records[0]!.citations = 5; }, /records\[0\]\.citations: unknown field/],
-    ['a tag outside the topics', (d) => { d.records[1]!.tags = ['agents', 'vibes']; }, /records\[1\]\.tags: "vibes" is not in/],
-    ['a use case outside the use cases', (d) => { d.records[2]!.use_cases = ['dance']; }, /records\[2\]\.use_cases: "dance"/],
-    ['a duplicate id', (d) => { d.records[3]!.id = d.records[0]!.id; }, /records\[3\]\.id: duplicate id arxiv:2210\.03629/],
-    ['a kind that contradicts the id', (d) => { d.records[0]!.kind = 'repo'; }, /records\[0\]\.kind: repo does not match/],
-    ['schema_version 2 on a record', (d) => { d.records[0]!.schema_version = 2; }, /records\[0\]\.schema_version: must be 1/],
-    ['schema_version 2 on the library', (d) => { d.schema_version = 2; }, /library\.schema_version: must be 1/],
-    ['an impossible date', (d) => { d.records[0]!.date = '2023-02-30'; }, /records\[0\]\.date/],
-    ['a null optional field', (d) => { d.records[0]!.license_note = null; }, /records\[0\]\.license_note/],
-    ['a sponsored string', (d) => { d.records[0]!.sponsored = 'yes'; }, /records\[0\]\.sponsored/],
-    ['a bad fetched_at', (d) => { (d.records[0]!.source as Record<string, unknown>).fetched_at = 'yesterday'; }, /source\.fetched_at/],
-    ['an unknown source field', (d) => { (d.records[0]!.source as Record<string, unknown>).etag = 'x'; }, /source\.etag: unknown field/],
-    ['a malformed id', (d) => { d.records[0]!.id = 'arxiv:2210.03629v1'; }, /records\[0\]\.id: arXiv ids are stored without/],
+    [
+      'an unknown record field',
+      (d) => {
+        d.records[0]!.citations = 5;
+      },
+      /records\[0\]\.citations: unknown field/,
+    ],
+    [
+      'a tag outside the topics',
+      (d) => {
+        d.records[1]!.tags = ['agents', 'vibes'];
+      },
+      /records\[1\]\.tags: "vibes" is not in/,
+    ],
+    [
+      'a use case outside the use cases',
+      (d) => {
+        d.records[2]!.use_cases = ['dance'];
+      },
+      /records\[2\]\.use_cases: "dance"/,
+    ],
+    [
+      'a duplicate id',
+      (d) => {
+        d.records[3]!.id = d.records[0]!.id;
+      },
+      /records\[3\]\.id: duplicate id arxiv:2210\.03629/,
+    ],
+    [
+      'a kind that contradicts the id',
+      (d) => {
+        d.records[0]!.kind = 'repo';
+      },
+      /records\[0\]\.kind: repo does not match/,
+    ],
+    [
+      'schema_version 2 on a record',
+      (d) => {
+        d.records[0]!.schema_version = 2;
+      },
+      /records\[0\]\.schema_version: must be 1/,
+    ],
+    [
+      'schema_version 2 on the library',
+      (d) => {
+        d.schema_version = 2;
+      },
+      /library\.schema_version: must be 1/,
+    ],
+    [
+      'an impossible date',
+      (d) => {
+        d.records[0]!.date = '2023-02-30';
+      },
+      /records\[0\]\.date/,
+    ],
+    [
+      'a null optional field',
+      (d) => {
+        d.records[0]!.license_note = null;
+      },
+      /records\[0\]\.license_note/,
+    ],
+    [
+      'a sponsored string',
+      (d) => {
+        d.records[0]!.sponsored = 'yes';
+      },
+      /records\[0\]\.sponsored/,
+    ],
+    [
+      'a bad fetched_at',
+      (d) => {
+        (d.records[0]!.source as Record<string, unknown>).fetched_at = 'yesterday';
+      },
+      /source\.fetched_at/,
+    ],
+    [
+      'an unknown source field',
+      (d) => {
+        (d.records[0]!.source as Record<string, unknown>).etag = 'x';
+      },
+      /source\.etag: unknown field/,
+    ],
+    [
+      'a malformed id',
+      (d) => {
+        d.records[0]!.id = 'arxiv:2210.03629v1';
+      },
+      /records\[0\]\.id: arXiv ids are stored without/,
+    ],
   ])('rejects %s', async (_label, mutate, expected) => {
     const document = await shippedDocument();
     mutate(document);

@@ -19,16 +19,19 @@ export function loadShippedLibrary(): Promise<AlexandriaLibrary> {
 export type ScoreFunction = (entry: CatalogEntry, text: string) => number;
 
 function tokens(text: string): Set<string> {
-  return new Set(text.toLowerCase().split(/[^a-z0-9]+/).filter((t) => t.length > 1));
+  return new Set(
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((t) => t.length > 1),
+  );
 }
 
 /** 100 x the share of query words found in displayName, description, tags and capabilities. */
 export const wordOverlapScore: ScoreFunction = (entry, text) => {
   const query = tokens(text);
   if (query.size === 0) return 0;
-  const doc = tokens(
-    [entry.displayName, entry.description ?? '', ...(entry.tags ?? []), ...(entry.capabilities ?? [])].join(' '),
-  );
+  const doc = tokens([entry.displayName, entry.description ?? '', ...(entry.tags ?? []), ...(entry.capabilities ?? [])].join(' '));
   let hits = 0;
   for (const t of query) if (doc.has(t)) hits += 1;
   return (100 * hits) / query.size;

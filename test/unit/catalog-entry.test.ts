@@ -1,4 +1,11 @@
-import { canonicalJson, contentHash, publisherOf, searchableText, splitIdentifierWords, isValidIdentifier } from '../../src/catalog/catalog-entry';
+import {
+  canonicalJson,
+  contentHash,
+  publisherOf,
+  searchableText,
+  splitIdentifierWords,
+  isValidIdentifier,
+} from '../../src/catalog/catalog-entry';
 
 describe('catalog entry helpers', () => {
   it('publisherOf: the <publisher> segment of the URN, lower-cased (ARD §4.2.1, §7.1)', () => {

@@ -14,7 +14,9 @@ describe('catalog entry validation (ai-catalog.schema.json)', () => {
   it.each(DEMO_MANIFESTS)('accepts every entry of the demo corpus file %s', (file) => {
     const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS_DIR, file), 'utf8'));
     expect(validateManifestEnvelope(manifest)).toEqual([]);
-    const problems = (manifest.entries as unknown[]).map((e, i) => [i, validateCatalogEntry(e)]).filter(([, p]) => (p as string[]).length > 0);
+    const problems = (manifest.entries as unknown[])
+      .map((e, i) => [i, validateCatalogEntry(e)])
+      .filter(([, p]) => (p as string[]).length > 0);
     expect(problems).toEqual([]);
     expect(manifest.entries.length).toBeGreaterThan(30);
   });

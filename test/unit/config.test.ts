@@ -47,7 +47,10 @@ describe('envToConfig', () => {
   });
 
   it('reads SEARCH_TYPE_WEIGHTS as media/type=weight pairs, or none', () => {
-    expect(envToConfig({ SEARCH_TYPE_WEIGHTS: 'application/vnd.alexandria.resource+json=0.5, application/a2a-agent-card+json=1' }).searchTypeWeights).toEqual({
+    expect(
+      envToConfig({ SEARCH_TYPE_WEIGHTS: 'application/vnd.alexandria.resource+json=0.5, application/a2a-agent-card+json=1' })
+        .searchTypeWeights,
+    ).toEqual({
       'application/vnd.alexandria.resource+json': 0.5,
       'application/a2a-agent-card+json': 1,
     });
@@ -58,7 +61,11 @@ describe('envToConfig', () => {
   it('reads SEARCH_SYNONYMS_FILE, SEARCH_RELATED_WORDS_FILE and SEARCH_GLOSSARY_FILE as absolute paths; none by default', () => {
     expect(envToConfig({})).toMatchObject({ searchSynonymsFile: null, searchRelatedWordsFile: null, searchGlossaryFile: null });
     const config = envToConfig(
-      readEnv({ SEARCH_SYNONYMS_FILE: 'vocab/synonyms.json', SEARCH_RELATED_WORDS_FILE: '/etc/ard/related.json', SEARCH_GLOSSARY_FILE: 'vocab/glossary.json' }),
+      readEnv({
+        SEARCH_SYNONYMS_FILE: 'vocab/synonyms.json',
+        SEARCH_RELATED_WORDS_FILE: '/etc/ard/related.json',
+        SEARCH_GLOSSARY_FILE: 'vocab/glossary.json',
+      }),
     );
     expect(config.searchSynonymsFile).toBe(path.resolve('vocab/synonyms.json'));
     expect(config.searchRelatedWordsFile).toBe('/etc/ard/related.json');
@@ -119,9 +126,17 @@ describe('envToConfig', () => {
     ['CRAWL_ALLOW_PRIVATE', '2', /CRAWL_ALLOW_PRIVATE must be true or false/],
     ['PUBLIC_URL', 'registry.example', /PUBLIC_URL must be an absolute http\(s\) URL; got 'registry.example'/],
     ['PUBLIC_URL', 'ftp://registry.example/', /PUBLIC_URL must be an absolute http\(s\) URL/],
-    ['SEARCH_TYPE_WEIGHTS', 'application/x=0', /SEARCH_TYPE_WEIGHTS: the weight of application\/x must be greater than 0 and at most 1; got 0/],
+    [
+      'SEARCH_TYPE_WEIGHTS',
+      'application/x=0',
+      /SEARCH_TYPE_WEIGHTS: the weight of application\/x must be greater than 0 and at most 1; got 0/,
+    ],
     ['SEARCH_TYPE_WEIGHTS', 'application/x=1.5', /the weight of application\/x must be greater than 0 and at most 1; got 1.5/],
-    ['SEARCH_TYPE_WEIGHTS', 'application/x', /SEARCH_TYPE_WEIGHTS must be 'none' or a comma-separated list of media\/type=weight; 'application\/x' is not one/],
+    [
+      'SEARCH_TYPE_WEIGHTS',
+      'application/x',
+      /SEARCH_TYPE_WEIGHTS must be 'none' or a comma-separated list of media\/type=weight; 'application\/x' is not one/,
+    ],
     ['SEARCH_TYPE_WEIGHTS', 'papers=0.5', /'papers=0.5' is not one/],
     ['SEARCH_TYPE_WEIGHTS', 'application/x=half', /'application\/x=half' is not one/],
     ['SEARCH_TYPE_WEIGHTS', 'application/x=0.5,application/x=0.6', /SEARCH_TYPE_WEIGHTS names application\/x twice/],
@@ -151,7 +166,9 @@ describe('envToConfig', () => {
   });
 
   it('accepts a replica next to DATABASE_URL', () => {
-    expect(envToConfig({ DATABASE_URL: 'postgres://primary/ard', DATABASE_REPLICA_URL: 'postgres://replica/ard' }).databaseReplicaUrl).toBe('postgres://replica/ard');
+    expect(envToConfig({ DATABASE_URL: 'postgres://primary/ard', DATABASE_REPLICA_URL: 'postgres://replica/ard' }).databaseReplicaUrl).toBe(
+      'postgres://replica/ard',
+    );
   });
 });
 

@@ -16,7 +16,12 @@ describe('acquireDataDirLock', () => {
   it('writes the owner (mode 0600), refuses a second holder naming it, and is free again after release', () => {
     const lock = acquireDataDirLock(dir, { command: 'serve', url: 'http://127.0.0.1:1234', adminToken: 'secret' });
     const file = path.join(dir, LOCK_FILE_NAME);
-    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({ pid: process.pid, command: 'serve', url: 'http://127.0.0.1:1234', adminToken: 'secret' });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({
+      pid: process.pid,
+      command: 'serve',
+      url: 'http://127.0.0.1:1234',
+      adminToken: 'secret',
+    });
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(readDataDirOwner(dir)).toMatchObject({ pid: process.pid, command: 'serve' });
     let refused: unknown;
@@ -35,7 +40,10 @@ describe('acquireDataDirLock', () => {
 
   it('takes over a lock whose process is gone (kill -9, a crash), and one cut short while being written', () => {
     const gone = spawnSync(process.execPath, ['-e', '0']).pid as number;
-    fs.writeFileSync(path.join(dir, LOCK_FILE_NAME), JSON.stringify({ pid: gone, hostname: os.hostname(), command: 'serve', startedAt: '2020-01-01T00:00:00Z' }));
+    fs.writeFileSync(
+      path.join(dir, LOCK_FILE_NAME),
+      JSON.stringify({ pid: gone, hostname: os.hostname(), command: 'serve', startedAt: '2020-01-01T00:00:00Z' }),
+    );
     expect(readDataDirOwner(dir)).toBeNull();
     const lock = acquireDataDirLock(dir, { command: 'mcp' });
     expect(lock.owner.pid).toBe(process.pid);

@@ -37,12 +37,23 @@ describe('withPrebuiltVectors', () => {
   let file: string;
   beforeAll(() => {
     file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ard-vectors-')), 'v.bin');
-    writePrebuiltVectors(file, model, new Map([['alpha', [0.25, 0.5, 0.75]], ['beta', [1, 0, 0]]]));
+    writePrebuiltVectors(
+      file,
+      model,
+      new Map([
+        ['alpha', [0.25, 0.5, 0.75]],
+        ['beta', [1, 0, 0]],
+      ]),
+    );
   });
 
   it('answers known texts from the file (float32, as pgvector stores them) and embeds only the others, in order', async () => {
     const embedder = withPrebuiltVectors(model, readPrebuiltVectors(file, model));
-    expect(await embedder.embed(['beta', 'gamma', 'alpha'])).toEqual([[1, 0, 0], [5, 0, 1], [0.25, 0.5, 0.75]]);
+    expect(await embedder.embed(['beta', 'gamma', 'alpha'])).toEqual([
+      [1, 0, 0],
+      [5, 0, 1],
+      [0.25, 0.5, 0.75],
+    ]);
     expect(model.calls).toEqual([['gamma']]);
     expect([embedder.hits, embedder.misses]).toEqual([2, 1]);
   });

@@ -8,7 +8,9 @@ describe('ONNX embedder loader', () => {
     };
     const attempt = loadOnnxEmbedder('/models/minilm', missing);
     await expect(attempt).rejects.toBeInstanceOf(EmbedderUnavailableError);
-    await expect(loadOnnxEmbedder('/models/minilm', missing)).rejects.toThrow(/@huggingface\/transformers.*EMBEDDING_MODEL_DIR|EMBEDDING_MODEL_DIR.*@huggingface\/transformers/);
+    await expect(loadOnnxEmbedder('/models/minilm', missing)).rejects.toThrow(
+      /@huggingface\/transformers.*EMBEDDING_MODEL_DIR|EMBEDDING_MODEL_DIR.*@huggingface\/transformers/,
+    );
   });
 
   it('loads from the local folder only and names the model by folder and dimensions', async () => {

@@ -64,7 +64,11 @@ describe('in-flight queries (loop guard without headers)', () => {
 describe('loop guard headers', () => {
   it('takes the smaller hop limit, parses the visited list and shrinks the budget for the way back', () => {
     const hop = readFederationHop(
-      { 'ard-federation-hops': '5', 'ard-federation-visited': 'https://a.example/search, https://b.example/api,not a url', 'ard-federation-budget-ms': '900' },
+      {
+        'ard-federation-hops': '5',
+        'ard-federation-visited': 'https://a.example/search, https://b.example/api,not a url',
+        'ard-federation-budget-ms': '900',
+      },
       { maxHops: 2, budgetMs: 1500 },
     );
     expect(hop).toEqual({ hopsLeft: 2, visited: ['https://a.example/', 'https://b.example/api/'], budgetMs: 850 });
@@ -87,7 +91,14 @@ describe('peer directory', () => {
       displayName: 'Peer registry finder.example/api/v1',
       configured: true,
     });
-    const discovered = { baseUrl: 'https://b.example/', identifier: 'urn:air:b.example:registry:main', displayName: 'B', type: 'application/ai-registry', configured: false, text: 'B' };
+    const discovered = {
+      baseUrl: 'https://b.example/',
+      identifier: 'urn:air:b.example:registry:main',
+      displayName: 'B',
+      type: 'application/ai-registry',
+      configured: false,
+      text: 'B',
+    };
     const peers = mergePeers(['https://me.example', 'https://b.example/'], [discovered], 'https://me.example/');
     expect(peers).toEqual([{ ...discovered, configured: true }]);
   });

@@ -1,7 +1,12 @@
 import { fuseLists, identifierHash, type FusionItem, type FusionList } from '../../src/federation/fusion';
 
 const item = (name: string, score: number, source = 'https://peer.example/'): FusionItem => ({
-  entry: { identifier: `urn:air:x.example:mcp:${name}`, displayName: name, type: 'application/mcp-server-card+json', url: `https://x.example/${name}` },
+  entry: {
+    identifier: `urn:air:x.example:mcp:${name}`,
+    displayName: name,
+    type: 'application/mcp-server-card+json',
+    url: `https://x.example/${name}`,
+  },
   score,
   source,
 });
@@ -29,7 +34,15 @@ describe('fuseLists (merge by score on this registry scale)', () => {
     expect(names(out.results)).toEqual(['p1', 'exact', 'p2', 'l2', 'p3', 'p4', 'l3']);
     // 95.4 shows as 95, tied with our 95 but above it (it is higher before rounding); 42 stays 42, 93 stays 93.
     expect(out.results.map((r) => r.score)).toEqual([95, 95, 93, 60, 42, 36, 29]);
-    expect(out.results.map((r) => r.source)).toEqual(['https://peer.example/', 'https://me/', 'https://peer.example/', 'https://me/', 'https://peer.example/', 'https://peer.example/', 'https://me/']);
+    expect(out.results.map((r) => r.source)).toEqual([
+      'https://peer.example/',
+      'https://me/',
+      'https://peer.example/',
+      'https://me/',
+      'https://peer.example/',
+      'https://peer.example/',
+      'https://me/',
+    ]);
   });
 
   it('drops peer copies of local identifiers, of identifiers already emitted from peers, and placeholders of dropped results', () => {

@@ -14,9 +14,19 @@ const entry = (name: string, extra: Record<string, unknown> = {}) => ({
 
 describe('readPeerAnswer', () => {
   it('tolerates a null pageToken, unknown top-level fields and null optional fields (the reference registry)', () => {
-    const answer = readPeerAnswer({ results: [entry('a', { description: null, tags: null })], pageToken: null, total: 1, '@context': 'https://agenticresourcediscovery.org/context/v1' });
+    const answer = readPeerAnswer({
+      results: [entry('a', { description: null, tags: null })],
+      pageToken: null,
+      total: 1,
+      '@context': 'https://agenticresourcediscovery.org/context/v1',
+    });
     expect(answer.results).toHaveLength(1);
-    expect(answer.results[0]!.entry).toEqual({ identifier: 'urn:air:peer.example:mcp:a', displayName: 'Peer a', type: 'application/mcp-server-card+json', url: 'https://peer.example/a' });
+    expect(answer.results[0]!.entry).toEqual({
+      identifier: 'urn:air:peer.example:mcp:a',
+      displayName: 'Peer a',
+      type: 'application/mcp-server-card+json',
+      url: 'https://peer.example/a',
+    });
     expect(answer.results[0]!.complete).toBe(true);
     expect(answer.pageToken).toBeUndefined();
     expect(answer.tolerated).toEqual({ null_page_token: 1, unknown_top_level_field: 2, null_field: 2 });
@@ -24,7 +34,12 @@ describe('readPeerAnswer', () => {
   });
 
   it('keeps identifier-only results (v0.91) as partial, with @context, and their raw score whatever its range', () => {
-    const answer = readPeerAnswer({ results: [{ identifier: 'urn:air:peer.example:mcp:b', score: 130, source: 'https://x.example/' }, { '@context': { acme: 'https://acme.example/ns#' }, identifier: 'urn:air:peer.example:mcp:c', displayName: 'C', score: 'high' }] });
+    const answer = readPeerAnswer({
+      results: [
+        { identifier: 'urn:air:peer.example:mcp:b', score: 130, source: 'https://x.example/' },
+        { '@context': { acme: 'https://acme.example/ns#' }, identifier: 'urn:air:peer.example:mcp:c', displayName: 'C', score: 'high' },
+      ],
+    });
     expect(answer.results.map((r) => [r.entry.identifier, r.complete, r.rawScore, r.claimedSource])).toEqual([
       ['urn:air:peer.example:mcp:b', false, 130, 'https://x.example/'],
       ['urn:air:peer.example:mcp:c', false, undefined, undefined],
@@ -46,12 +61,20 @@ describe('readPeerAnswer', () => {
       ],
     });
     expect(answer.results.map((r) => r.entry.identifier)).toEqual(['urn:air:peer.example:mcp:ok']);
-    expect(answer.dropped.map((d) => d.reason)).toEqual(['not_an_object', 'invalid_identifier', 'fails_catalog_schema', 'fails_catalog_schema', 'fails_catalog_schema', 'duplicate']);
+    expect(answer.dropped.map((d) => d.reason)).toEqual([
+      'not_an_object',
+      'invalid_identifier',
+      'fails_catalog_schema',
+      'fails_catalog_schema',
+      'fails_catalog_schema',
+      'duplicate',
+    ]);
     expect(answer.dropped[3]!.detail).toContain('tags');
   });
 
   it('refuses whole only an answer that is not an object with a results array', () => {
-    for (const bad of [null, [], 'text', { hits: [] }, { results: 'none' }]) expect(() => readPeerAnswer(bad)).toThrow(InvalidPeerResponseError);
+    for (const bad of [null, [], 'text', { hits: [] }, { results: 'none' }])
+      expect(() => readPeerAnswer(bad)).toThrow(InvalidPeerResponseError);
     expect(readPeerAnswer({ results: [] }).results).toEqual([]);
   });
 });

@@ -1,14 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type CompiledQuery,
-} from 'kysely';
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type CompiledQuery } from 'kysely';
 import type { Database } from '../../src/db/schema';
 import { parseListFilter, type FilterExpr } from '../../src/listing/list-filter';
 import { compileListFilter } from '../../src/listing/list-filter-sql';
@@ -28,7 +21,11 @@ const db = new Kysely<Database>({
 });
 
 function compileWhere(filter: string): CompiledQuery {
-  return db.selectFrom('entries').selectAll().where(compileListFilter(parseListFilter(filter))).compile();
+  return db
+    .selectFrom('entries')
+    .selectAll()
+    .where(compileListFilter(parseListFilter(filter)))
+    .compile();
 }
 
 function whereClause(filter: string): { where: string; parameters: readonly unknown[] } {
@@ -84,7 +81,11 @@ describe('compileListFilter: SQL text and parameters', () => {
   });
 
   it('qualifies columns with the table alias the caller passes', () => {
-    const { sql } = db.selectFrom('entries as e').selectAll().where(compileListFilter(parseListFilter('tags:a'), { table: 'e' })).compile();
+    const { sql } = db
+      .selectFrom('entries as e')
+      .selectAll()
+      .where(compileListFilter(parseListFilter('tags:a'), { table: 'e' }))
+      .compile();
     expect(sql).toBe('select * from "entries" as "e" where ("e"."tags" @> array[$1::text])');
   });
 
@@ -106,15 +107,28 @@ describe('compileListFilter: SQL text and parameters', () => {
   });
 
   it('never puts value text in the SQL, for any value', () => {
-    const fields = ['displayName =', 'displayName:', 'identifier =', 'tags:', 'version =', 'metadata.k >', 'host.displayName:', 'publisher ='];
+    const fields = [
+      'displayName =',
+      'displayName:',
+      'identifier =',
+      'tags:',
+      'version =',
+      'metadata.k >',
+      'host.displayName:',
+      'publisher =',
+    ];
     fc.assert(
-      fc.property(fc.constantFrom(...fields), fc.string({ minLength: 1, maxLength: 30 }).filter((text) => !text.includes('\u0000') && !text.includes(',')), (field, value) => {
-        const marker = `Zq${value}`;
-        const quoted = `'${marker.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-        const { sql, parameters } = compileWhere(`${field} ${quoted}`);
-        expect(sql).not.toContain('Zq');
-        expect(parameters.some((parameter) => String(parameter).includes('Zq'))).toBe(true);
-      }),
+      fc.property(
+        fc.constantFrom(...fields),
+        fc.string({ minLength: 1, maxLength: 30 }).filter((text) => !text.includes('\u0000') && !text.includes(',')),
+        (field, value) => {
+          const marker = `Zq${value}`;
+          const quoted = `'${marker.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+          const { sql, parameters } = compileWhere(`${field} ${quoted}`);
+          expect(sql).not.toContain('Zq');
+          expect(parameters.some((parameter) => String(parameter).includes('Zq'))).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -167,7 +181,10 @@ describe('compileListFilter: results on Postgres', () => {
         capabilities: ['tools'],
         entry: {
           metadata: { region: 'eu', tier: 'gold', score: 7 },
-          trustManifest: { identity: 'spiffe://acme.com/w', attestations: [{ type: 'SOC2-Type2', uri: 'https://acme.com/soc2', mediaType: 'application/pdf' }] },
+          trustManifest: {
+            identity: 'spiffe://acme.com/w',
+            attestations: [{ type: 'SOC2-Type2', uri: 'https://acme.com/soc2', mediaType: 'application/pdf' }],
+          },
         },
         host: { displayName: 'Acme Corp' },
         created: '2025-12-01T00:00:00Z',
@@ -221,7 +238,20 @@ describe('compileListFilter: results on Postgres', () => {
         `insert into entries (identifier, publisher, type, display_name, description, version, tags, capabilities, entry, host,
            content_hash, origin, fetched_at, created_at, updated_at, search_text)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'h', 'test', now(), $11, $12, $4)`,
-        [row.id, row.publisher, row.type, row.name, row.description, row.version, row.tags, row.capabilities, JSON.stringify(row.entry), row.host === null ? null : JSON.stringify(row.host), row.created, row.updated],
+        [
+          row.id,
+          row.publisher,
+          row.type,
+          row.name,
+          row.description,
+          row.version,
+          row.tags,
+          row.capabilities,
+          JSON.stringify(row.entry),
+          row.host === null ? null : JSON.stringify(row.host),
+          row.created,
+          row.updated,
+        ],
       );
     }
     // PGlite compiles PostgreSQL (WebAssembly) at start: over a minute when the 2 cores are shared.
@@ -283,15 +313,22 @@ describe('compileListFilter: results on Postgres', () => {
     ['trustManifest.attestations.type != SOC2-Type2', ['travel', 'pdf', 'x']],
     [`(type = ${A2A} OR tags:pdf) AND NOT publisher = example.org`, ['travel']],
     ['tags:travel OR tags:pdf AND version = 2.0.0', ['travel', 'pdf']],
-    ["displayName = \"Robert'); DROP TABLE entries;--\"", ['x']],
-    ["tags:\"'; DROP TABLE entries; --\"", ['x']],
+    ['displayName = "Robert\'); DROP TABLE entries;--"', ['x']],
+    ['tags:"\'; DROP TABLE entries; --"', ['x']],
   ])('%s', async (filter, expected) => {
     expect((await matching(filter)).sort()).toEqual([...expected].sort());
   });
 
   it('makes NOT the exact complement of every comparison', async () => {
     const all = await matching('');
-    for (const filter of ['description:pdf', 'version = 1.2.0', 'metadata.region = eu', 'host.displayName:acme', 'trustManifest.attestations.type:SOC2-Type2', 'tags:pdf']) {
+    for (const filter of [
+      'description:pdf',
+      'version = 1.2.0',
+      'metadata.region = eu',
+      'host.displayName:acme',
+      'trustManifest.attestations.type:SOC2-Type2',
+      'tags:pdf',
+    ]) {
       const yes = await matching(filter);
       const no = await matching(`NOT ${filter}`);
       expect([...yes, ...no].sort()).toEqual([...all].sort());

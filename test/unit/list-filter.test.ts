@@ -129,7 +129,7 @@ describe('parseListFilter: values', () => {
     expect(parseListFilter('displayName = "say \\"hi\\""')).toEqual(cmp('displayName', '=', 'say "hi"'));
     expect(parseListFilter("displayName = 'back\\\\slash'")).toEqual(cmp('displayName', '=', 'back\\slash'));
     expect(parseListFilter('displayName = "it\'s"')).toEqual(cmp('displayName', '=', "it's"));
-    expect(parseListFilter("displayName = 'say \"hi\"'")).toEqual(cmp('displayName', '=', 'say "hi"'));
+    expect(parseListFilter('displayName = \'say "hi"\'')).toEqual(cmp('displayName', '=', 'say "hi"'));
     expect(parseListFilter("displayName = ''")).toEqual(cmp('displayName', '=', ''));
   });
 
@@ -469,10 +469,57 @@ describe('formatListFilter', () => {
 // Properties
 
 const TOKENS = [
-  'AND', 'OR', 'NOT', 'and', 'not', '-', '(', ')', '((', '))', '=', '!=', '<', '<=', '>', '>=', ':', '==', '&&', '||',
-  "'", '"', '\\', "\\'", ',', ' ', '\t', '\n', '\u3000', 'type', 'tags', 'displayName', 'metadata.', 'metadata.k',
-  'createdAfter', 'createdAt', 'publisher', 'trustManifest.attestations.type', 'host.displayName', 'tpye', 'mcp',
-  MCP, '2026-01-01', '2026-13-45', '*', 'x', '日本', '\u0000', '🚀', "'a b'", '"q\\"x"',
+  'AND',
+  'OR',
+  'NOT',
+  'and',
+  'not',
+  '-',
+  '(',
+  ')',
+  '((',
+  '))',
+  '=',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  ':',
+  '==',
+  '&&',
+  '||',
+  "'",
+  '"',
+  '\\',
+  "\\'",
+  ',',
+  ' ',
+  '\t',
+  '\n',
+  '\u3000',
+  'type',
+  'tags',
+  'displayName',
+  'metadata.',
+  'metadata.k',
+  'createdAfter',
+  'createdAt',
+  'publisher',
+  'trustManifest.attestations.type',
+  'host.displayName',
+  'tpye',
+  'mcp',
+  MCP,
+  '2026-01-01',
+  '2026-13-45',
+  '*',
+  'x',
+  '日本',
+  '\u0000',
+  '🚀',
+  "'a b'",
+  '"q\\"x"',
 ];
 
 function isAcceptedOrListFilterError(text: string): boolean {
@@ -497,15 +544,21 @@ describe('properties', () => {
   });
 
   it('throws only ListFilterErrors, promptly, on token soup', () => {
-    const soup = fc.array(fc.constantFrom(...TOKENS), { maxLength: 60 }).chain((tokens) =>
-      fc.constantFrom(tokens.join(' '), tokens.join('')),
-    );
+    const soup = fc
+      .array(fc.constantFrom(...TOKENS), { maxLength: 60 })
+      .chain((tokens) => fc.constantFrom(tokens.join(' '), tokens.join('')));
     fc.assert(fc.property(soup, isAcceptedOrListFilterError), { numRuns: 3000 });
   });
 
   it('throws only ListFilterErrors on long random soup near the limits', () => {
     const soup = fc.array(fc.constantFrom('(', ')', 'NOT ', '-', 'tags:a ', ' OR ', ' AND ', "'", 'x'), { minLength: 200, maxLength: 900 });
-    fc.assert(fc.property(soup.map((tokens) => tokens.join('')), isAcceptedOrListFilterError), { numRuns: 200 });
+    fc.assert(
+      fc.property(
+        soup.map((tokens) => tokens.join('')),
+        isAcceptedOrListFilterError,
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('round-trips every valid expression through formatListFilter and parseListFilter', () => {
@@ -538,11 +591,18 @@ const textValue = fc.oneof(anyText, tricky);
 const listItem = textValue.map((text) => text.replace(/,/g, '').trim()).filter((text) => text !== '');
 const mediaType = fc.oneof(
   fc.constantFrom(MCP, A2A, 'application/ai-skill', 'text/html'),
-  fc.tuple(listItem, listItem).map(([a, b]) => `${a}/${b}`.trim()).filter((text) => !text.startsWith('/') || text.length > 1),
+  fc
+    .tuple(listItem, listItem)
+    .map(([a, b]) => `${a}/${b}`.trim())
+    .filter((text) => !text.startsWith('/') || text.length > 1),
 );
 const timestamp = fc.oneof(
-  fc.date({ min: new Date('0100-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }).map((date) => date.toISOString()),
-  fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10)),
+  fc
+    .date({ min: new Date('0100-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true })
+    .map((date) => date.toISOString()),
+  fc
+    .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+    .map((date) => date.toISOString().slice(0, 10)),
   fc.constantFrom('2026-01-01T10:20:30+05:30', '2026-01-01 10:20', '2026-06-30T23:59:59.123456789-08:00'),
 );
 const metadataKey = fc
@@ -553,7 +613,10 @@ function comparisonArbitrary(spec: FilterFieldSpec): fc.Arbitrary<FilterComparis
   const operator = fc.constantFrom(...spec.operators);
   let values: fc.Arbitrary<string[]>;
   if (spec.valueKind === 'mediaType') {
-    values = fc.array(mediaType.filter((text) => text.includes('/') && text === text.trim() && !text.includes(',')), { minLength: 1, maxLength: 3 });
+    values = fc.array(
+      mediaType.filter((text) => text.includes('/') && text === text.trim() && !text.includes(',')),
+      { minLength: 1, maxLength: 3 },
+    );
   } else if (spec.valueKind === 'verificationState') {
     values = fc.uniqueArray(fc.constantFrom('verified', 'unverified', 'failed'), { minLength: 1, maxLength: 3 });
   } else if (spec.commaMeansOr) {
@@ -572,7 +635,9 @@ function comparisonArbitrary(spec: FilterFieldSpec): fc.Arbitrary<FilterComparis
       values: vs,
     }));
   }
-  return fc.record({ operator, values }).map(({ operator: op, values: vs }) => ({ kind: 'comparison' as const, field: spec.name, operator: op, values: vs }));
+  return fc
+    .record({ operator, values })
+    .map(({ operator: op, values: vs }) => ({ kind: 'comparison' as const, field: spec.name, operator: op, values: vs }));
 }
 
 const filterExprArbitrary: fc.Arbitrary<FilterExpr> = fc.letrec<{ expr: FilterExpr }>((tie) => ({

@@ -170,8 +170,18 @@ describe.each<TransportKind>(['in-memory', 'http'])('Alexandria MCP server over 
   });
 
   it.each<[string, string, Record<string, unknown>, RegExp]>([
-    ['an unknown id', 'get_resource', { id: 'arxiv:2401.00001' }, /^resource not found: "arxiv:2401\.00001" is not in the Alexandria library$/],
-    ['a malformed id', 'get_resource', { id: 'arxiv:2210.03629v2' }, /^malformed resource id "arxiv:2210\.03629v2": arXiv ids are stored without a version suffix/],
+    [
+      'an unknown id',
+      'get_resource',
+      { id: 'arxiv:2401.00001' },
+      /^resource not found: "arxiv:2401\.00001" is not in the Alexandria library$/,
+    ],
+    [
+      'a malformed id',
+      'get_resource',
+      { id: 'arxiv:2210.03629v2' },
+      /^malformed resource id "arxiv:2210\.03629v2": arXiv ids are stored without a version suffix/,
+    ],
     ['a missing id', 'get_resource', {}, /id is required and must be a string/],
     ['a bad kind', 'search', { query: 'x', kind: 'book' }, /kind must be one of: paper, repo, post \(got "book"\)/],
     ['a bad topic', 'search', { query: 'x', topic: 'vibes' }, /invalid topic "vibes": topic must be one of: agents, memory, .*simulation/],

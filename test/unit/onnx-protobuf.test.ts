@@ -1,4 +1,14 @@
-import { floatAttribute, intAttribute, intsAttribute, model, node, tensor, tensorInfo, TENSOR_FLOAT, TENSOR_INT64 } from '../../src/embedding/onnx-protobuf';
+import {
+  floatAttribute,
+  intAttribute,
+  intsAttribute,
+  model,
+  node,
+  tensor,
+  tensorInfo,
+  TENSOR_FLOAT,
+  TENSOR_INT64,
+} from '../../src/embedding/onnx-protobuf';
 
 describe('the ONNX protobuf writer', () => {
   const minusOne = Buffer.alloc(8);
@@ -6,7 +16,9 @@ describe('the ONNX protobuf writer', () => {
   const bytes = model(
     {
       name: 'g',
-      nodes: [node('Softmax', 's', ['x'], ['y'], [intAttribute('axis', -1), floatAttribute('epsilon', 0.5), intsAttribute('perm', [1, 0, 2])])],
+      nodes: [
+        node('Softmax', 's', ['x'], ['y'], [intAttribute('axis', -1), floatAttribute('epsilon', 0.5), intsAttribute('perm', [1, 0, 2])]),
+      ],
       initializers: [tensor('c', TENSOR_INT64, [1], minusOne)],
       inputs: [tensorInfo('x', TENSOR_FLOAT, ['tokens', 3])],
       outputs: [tensorInfo('y', TENSOR_FLOAT, [1, 3])],
@@ -23,14 +35,29 @@ describe('the ONNX protobuf writer', () => {
         '120170', // producer_name "p"
         '3a9401', // graph, 148 bytes
         '0a4c', // node, 76 bytes
-        '0a0178', '120179', '1a0173', '2207536f66746d6178', // input x, output y, name s, op_type Softmax
-        '2a140a0461786973', '18ffffffffffffffffff01', 'a00102', // attribute axis: i = -1, type INT
-        '2a110a07657073696c6f6e', '150000003f', 'a00101', // attribute epsilon: f = 0.5, type FLOAT
-        '2a0f0a047065726d', '400140004002', 'a00107', // attribute perm: ints 1 0 2 (unpacked), type INTS
+        '0a0178',
+        '120179',
+        '1a0173',
+        '2207536f66746d6178', // input x, output y, name s, op_type Softmax
+        '2a140a0461786973',
+        '18ffffffffffffffffff01',
+        'a00102', // attribute axis: i = -1, type INT
+        '2a110a07657073696c6f6e',
+        '150000003f',
+        'a00101', // attribute epsilon: f = 0.5, type FLOAT
+        '2a0f0a047065726d',
+        '400140004002',
+        'a00107', // attribute perm: ints 1 0 2 (unpacked), type INTS
         '120167', // graph name g
-        '2a11', '0801', '1007', '420163', '4a08ffffffffffffffff', // initializer: dims [1], INT64, name c, raw_data
-        '5a190a0178', '12140a120801120e0a081206746f6b656e730a020803', // input x: FLOAT [tokens, 3]
-        '62130a0179', '120e0a0c080112080a0208010a020803', // output y: FLOAT [1, 3]
+        '2a11',
+        '0801',
+        '1007',
+        '420163',
+        '4a08ffffffffffffffff', // initializer: dims [1], INT64, name c, raw_data
+        '5a190a0178',
+        '12140a120801120e0a081206746f6b656e730a020803', // input x: FLOAT [tokens, 3]
+        '62130a0179',
+        '120e0a0c080112080a0208010a020803', // output y: FLOAT [1, 3]
         '42040a001011', // opset_import: domain "", version 17
       ].join(''),
     );

@@ -6,7 +6,11 @@ import { operationHandlers } from '../../src/http/handlers';
 
 describe('OpenAPI operations', () => {
   const doc = YAML.parse(fs.readFileSync(OPENAPI_PATH, 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
-  const operationIds = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId).filter(Boolean));
+  const operationIds = Object.values(doc.paths).flatMap((item) =>
+    Object.values(item)
+      .map((op) => op.operationId)
+      .filter(Boolean),
+  );
 
   it('every operationId of the document has a handler, and every handler an operation', () => {
     expect(operationIds.sort()).toEqual(Object.keys(operationHandlers).sort());
@@ -19,10 +23,15 @@ describe('OpenAPI operations', () => {
 });
 
 describe('the served document extends ARD 0.5.0 without changing it', () => {
-  type Doc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; components: Record<string, Record<string, unknown>> };
+  type Doc = {
+    paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    components: Record<string, Record<string, unknown>>;
+  };
   const ours = YAML.parse(fs.readFileSync(OPENAPI_PATH, 'utf8')) as Doc;
   // The ARD 0.5.0 document as published (a verbatim copy, test/fixtures/ard-spec/, Apache-2.0).
-  const upstream = YAML.parse(fs.readFileSync(path.resolve(__dirname, '..', 'fixtures', 'ard-spec', 'ard.openapi.0.5.0.yaml'), 'utf8')) as Doc;
+  const upstream = YAML.parse(
+    fs.readFileSync(path.resolve(__dirname, '..', 'fixtures', 'ard-spec', 'ard.openapi.0.5.0.yaml'), 'utf8'),
+  ) as Doc;
   it('every 0.5.0 path, operation and component is unchanged; only responses (304) and query @context are added', () => {
     for (const [path, item] of Object.entries(upstream.paths)) {
       for (const [method, operation] of Object.entries(item)) {
@@ -36,7 +45,8 @@ describe('the served document extends ARD 0.5.0 without changing it', () => {
     expect(components.schemas.QueryModel.properties?.['@context']).toBeDefined();
     delete components.schemas.QueryModel.properties?.['@context'];
     for (const [kind, members] of Object.entries(upstream.components)) {
-      for (const [name, value] of Object.entries(members)) expect({ kind, name, value: components[kind][name] }).toEqual({ kind, name, value });
+      for (const [name, value] of Object.entries(members))
+        expect({ kind, name, value: components[kind][name] }).toEqual({ kind, name, value });
     }
   });
 });

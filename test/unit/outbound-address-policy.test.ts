@@ -108,13 +108,10 @@ describe('parseIp', () => {
 });
 
 describe('isLocalHostname', () => {
-  it.each(['localhost', 'LOCALHOST', 'localhost.', 'api.localhost', 'localhost.localdomain', 'ip6-localhost'])(
-    '%s is local',
-    (name) => expect(isLocalHostname(name)).toBe(true),
+  it.each(['localhost', 'LOCALHOST', 'localhost.', 'api.localhost', 'localhost.localdomain', 'ip6-localhost'])('%s is local', (name) =>
+    expect(isLocalHostname(name)).toBe(true),
   );
-  it.each(['example.com', 'localhost.example.com', 'notlocalhost'])('%s is not local', (name) =>
-    expect(isLocalHostname(name)).toBe(false),
-  );
+  it.each(['example.com', 'localhost.example.com', 'notlocalhost'])('%s is not local', (name) => expect(isLocalHostname(name)).toBe(false));
 });
 
 describe('createAddressPolicy', () => {

@@ -30,7 +30,8 @@ describe('parseAgentmapLines', () => {
   });
 
   it('ignores commented-out and malformed lines, and handles CRLF', () => {
-    const text = '# Agentmap: https://a.example/x.json\r\nAgentmap:\r\nAgentmaps: https://a.example/y.json\r\nAgentmap: https://a.example/z.json\r\n';
+    const text =
+      '# Agentmap: https://a.example/x.json\r\nAgentmap:\r\nAgentmaps: https://a.example/y.json\r\nAgentmap: https://a.example/z.json\r\n';
     expect(parseAgentmapLines(text, 'https://a.example/robots.txt')).toEqual(['https://a.example/z.json']);
   });
 });
@@ -98,7 +99,10 @@ describe('fetchRobots status handling (RFC 9309)', () => {
   });
 
   it.each([404, 410, 401, 403])('HTTP %i means unavailable: everything allowed', async (status) => {
-    const rules = await fetchRobots(fakeClient(async () => response(status, '<html>nope</html>')), 'https://acme.example');
+    const rules = await fetchRobots(
+      fakeClient(async () => response(status, '<html>nope</html>')),
+      'https://acme.example',
+    );
     expect(rules.status).toBe('unavailable');
     expect(rules.httpStatus).toBe(status);
     expect(rules.isAllowed(page, UA)).toBe(true);
@@ -107,7 +111,10 @@ describe('fetchRobots status handling (RFC 9309)', () => {
   });
 
   it.each([500, 503, 429])('HTTP %i means unreachable: everything disallowed', async (status) => {
-    const rules = await fetchRobots(fakeClient(async () => response(status)), 'https://acme.example');
+    const rules = await fetchRobots(
+      fakeClient(async () => response(status)),
+      'https://acme.example',
+    );
     expect(rules.status).toBe('unreachable');
     expect(rules.isAllowed(page, UA)).toBe(false);
   });
@@ -136,7 +143,12 @@ describe('fetchRobots status handling (RFC 9309)', () => {
   });
 
   it('rejects an invalid origin with INVALID_URL', async () => {
-    await expect(fetchRobots(fakeClient(async () => response(200)), 'not an origin')).rejects.toMatchObject({
+    await expect(
+      fetchRobots(
+        fakeClient(async () => response(200)),
+        'not an origin',
+      ),
+    ).rejects.toMatchObject({
       code: 'INVALID_URL',
     });
   });

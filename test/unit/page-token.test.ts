@@ -30,7 +30,9 @@ describe('page tokens (ARD §7.2 pageToken)', () => {
     const [body, signature] = token.split('.');
     const forged = Buffer.from(JSON.stringify({ q: key, o: 0 })).toString('base64url');
     expect(forged).not.toBe(body);
-    expect(rejection(() => codec.decode(`${forged}.${signature}`, key)).message).toBe('pageToken is invalid: it was not issued by this registry or was modified');
+    expect(rejection(() => codec.decode(`${forged}.${signature}`, key)).message).toBe(
+      'pageToken is invalid: it was not issued by this registry or was modified',
+    );
   });
 
   it('rejects a token signed with another secret', () => {
@@ -68,7 +70,11 @@ describe('openPage (search and listing pages)', () => {
 
   it('refuses a token of another query: another text, operation or page size', () => {
     const token = openPage(codec, query, undefined).next(10);
-    for (const other of [{ ...query, text: 'rain' }, { ...query, op: 'search-auto' }, { ...query, pageSize: 20 }]) {
+    for (const other of [
+      { ...query, text: 'rain' },
+      { ...query, op: 'search-auto' },
+      { ...query, pageSize: 20 },
+    ]) {
       expect(rejection(() => openPage(codec, other, token)).message).toMatch(/belongs to a different query/);
     }
   });
@@ -76,7 +82,9 @@ describe('openPage (search and listing pages)', () => {
   it('checks the page size against the bounds it is given', () => {
     expect(checkPageSize(undefined)).toBe(10);
     expect(checkPageSize(undefined, { fallback: 20, max: 100 })).toBe(20);
-    expect(rejection(() => checkPageSize(MAX_PAGE_SIZE + 1)).message).toBe(`pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}; got ${MAX_PAGE_SIZE + 1}`);
+    expect(rejection(() => checkPageSize(MAX_PAGE_SIZE + 1)).message).toBe(
+      `pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}; got ${MAX_PAGE_SIZE + 1}`,
+    );
     expect(rejection(() => checkPageSize(2.5)).message).toMatch(/got 2.5/);
   });
 });

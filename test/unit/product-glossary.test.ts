@@ -50,7 +50,11 @@ describe('the bundled product-glosses.json', () => {
   });
 
   it('glosses what a thin entry names (its products, never its code host)', () => {
-    const gloss = glossFor({ identifier: 'urn:air:github.com:nokia:mcp-redfish', displayName: 'mcp-redfish', description: 'Natural language interface for managing infrastructure via Redfish API' });
+    const gloss = glossFor({
+      identifier: 'urn:air:github.com:nokia:mcp-redfish',
+      displayName: 'mcp-redfish',
+      description: 'Natural language interface for managing infrastructure via Redfish API',
+    });
     expect(gloss).toBe(`${PRODUCT_GLOSSARY.glosses.get('redfish')!.replace(/[.\s]+$/, '')}.`);
     expect(gloss).not.toContain(PRODUCT_GLOSSARY.glosses.get('github')!.slice(0, 20));
   });
@@ -61,10 +65,18 @@ describe('parseProductGlossary: a bad glossary is refused, naming the key', () =
     ['not an object', ['ros2'], /must be a JSON object/],
     ['a key with no word', { '--': 'x y' }, /the key '--' has no word/],
     ['a key of too many words', { 'one two three four five': 'a gloss' }, /'one two three four five' has 5 words; a key has at most 4/],
-    ['two keys with the same words', { 'close.com': 'a', 'close com': 'b' }, /the key 'close com' matches the same words as another key \('close com'\)/],
+    [
+      'two keys with the same words',
+      { 'close.com': 'a', 'close com': 'b' },
+      /the key 'close com' matches the same words as another key \('close com'\)/,
+    ],
     ['a gloss that is not a string', { ros2: ['robot'] }, /the gloss of 'ros2' must be a non-empty string/],
     ['an empty gloss', { ros2: ' . ' }, /the gloss of 'ros2' must be a non-empty string/],
-    ['a gloss too long', { ros2: 'word '.repeat(MAX_GLOSS_WORDS + 1) }, new RegExp(`the gloss of 'ros2' has ${MAX_GLOSS_WORDS + 1} words; a gloss has at most ${MAX_GLOSS_WORDS}`)],
+    [
+      'a gloss too long',
+      { ros2: 'word '.repeat(MAX_GLOSS_WORDS + 1) },
+      new RegExp(`the gloss of 'ros2' has ${MAX_GLOSS_WORDS + 1} words; a gloss has at most ${MAX_GLOSS_WORDS}`),
+    ],
   ];
   it.each(bad)('%s', (_label, raw, message) => {
     expect(() => parseProductGlossary(raw, 'glossary.json')).toThrow(ProductGlossaryError);
@@ -92,17 +104,26 @@ describe('glossFor: the keys an entry names', () => {
 
   it('prefers the longest key at a place ("aws bedrock" over "aws"), and a lone "aws" elsewhere is its own key', () => {
     expect(glossFor(entry({ displayName: 'AWS Bedrock agents' }), glossary)).toBe('managed foundation models on Amazon.');
-    expect(glossFor(entry({ displayName: 'AWS Bedrock agents', description: 'runs on AWS' }), glossary)).toBe('managed foundation models on Amazon. Amazon cloud services.');
+    expect(glossFor(entry({ displayName: 'AWS Bedrock agents', description: 'runs on AWS' }), glossary)).toBe(
+      'managed foundation models on Amazon. Amazon cloud services.',
+    );
   });
 
   it('names each key once, in the order first named (name first), at most MAX_GLOSSES_PER_ENTRY', () => {
     expect(MAX_GLOSSES_PER_ENTRY).toBe(3);
-    const many = entry({ displayName: 'Neo4j bridge', description: 'Reads Kafka into Neo4j; caches in Redis; ships ROS2 messages', tags: ['kafka'] });
+    const many = entry({
+      displayName: 'Neo4j bridge',
+      description: 'Reads Kafka into Neo4j; caches in Redis; ships ROS2 messages',
+      tags: ['kafka'],
+    });
     expect(glossFor(many, glossary)).toBe('graph database. event streaming platform. in-memory key-value store.');
   });
 
   it('a key written with a capital matches only that spelling ("AIS" is not "AIs", the plural of AI)', () => {
-    const cased = parseProductGlossary({ AIS: 'ship position broadcasts', WebShop: 'shopping benchmark for agents', kafka: 'event streaming' }, 'cased.json');
+    const cased = parseProductGlossary(
+      { AIS: 'ship position broadcasts', WebShop: 'shopping benchmark for agents', kafka: 'event streaming' },
+      'cased.json',
+    );
     expect(glossFor(entry({ displayName: 'AIS Fleet' }), cased)).toBe('ship position broadcasts.');
     expect(glossFor(entry({ description: 'Teams of AIs that trade, with ais as a word too' }), cased)).toBe('');
     expect(glossFor(entry({ description: 'Evaluated on WebShop' }), cased)).toBe('shopping benchmark for agents.');
@@ -110,8 +131,13 @@ describe('glossFor: the keys an entry names', () => {
     // Lower-case keys match any case.
     expect(glossFor(entry({ description: 'KAFKA topics' }), cased)).toBe('event streaming.');
     // The spelling is part of the version: the same words keyed otherwise are another glossary.
-    expect(parseProductGlossary({ ais: 'ship position broadcasts', WebShop: 'shopping benchmark for agents', kafka: 'event streaming' }, 'x').version).not.toBe(cased.version);
-    expect(() => parseProductGlossary({ AIS: 'a b', ais: 'c d' }, 'both.json')).toThrow(/the key 'ais' matches the same words as another key \('ais'\)/);
+    expect(
+      parseProductGlossary({ ais: 'ship position broadcasts', WebShop: 'shopping benchmark for agents', kafka: 'event streaming' }, 'x')
+        .version,
+    ).not.toBe(cased.version);
+    expect(() => parseProductGlossary({ AIS: 'a b', ais: 'c d' }, 'both.json')).toThrow(
+      /the key 'ais' matches the same words as another key \('ais'\)/,
+    );
   });
 
   it("reads an identifier's segments, and its host unless the host is a code host", () => {
@@ -119,13 +145,21 @@ describe('glossFor: the keys an entry names', () => {
     expect(glossFor(entry({ identifier: 'urn:air:github.com:someone:tool' }), glossary)).toBe('');
     expect(glossFor(entry({ identifier: 'urn:air:github.com:redis:mcp-redis' }), glossary)).toBe('in-memory key-value store.');
     // The word itself still counts where the entry says it.
-    expect(glossFor(entry({ identifier: 'urn:air:github.com:someone:tool', description: 'Reviews GitHub pull requests' }), glossary)).toBe('code hosting and pull requests.');
+    expect(glossFor(entry({ identifier: 'urn:air:github.com:someone:tool', description: 'Reviews GitHub pull requests' }), glossary)).toBe(
+      'code hosting and pull requests.',
+    );
   });
 });
 
 describe('entryEmbeddingTexts: the doc vector embeds the glosses', () => {
   it('doc is the searchable text, then the glosses; the description vector is the description alone', () => {
-    const e = { identifier: 'urn:air:github.com:nokia:mcp-redfish', displayName: 'mcp-redfish', type: 'application/mcp-server-card+json', url: 'https://x.test', description: 'Managing infrastructure via Redfish API' };
+    const e = {
+      identifier: 'urn:air:github.com:nokia:mcp-redfish',
+      displayName: 'mcp-redfish',
+      type: 'application/mcp-server-card+json',
+      url: 'https://x.test',
+      description: 'Managing infrastructure via Redfish API',
+    };
     const texts = entryEmbeddingTexts(e, glossFor(e));
     expect(texts.doc).toBe(`${searchableText(e)}\n${glossFor(e)}`);
     expect(glossFor(e)).not.toBe('');
@@ -145,7 +179,10 @@ describe('loadProductGlossary: an operator extends the bundled glossary (SEARCH_
   it('adds keys, replaces a bundled gloss (keyed by the same words), removes one with "", and gets its own version', async () => {
     expect(PRODUCT_GLOSSARY.glosses.has('close com')).toBe(true);
     expect(PRODUCT_GLOSSARY.glosses.has('shodan')).toBe(true);
-    const file = dir.write('glossary.json', JSON.stringify({ _comment: 'site glossary', Zorblax: 'in-house deploy robot', 'Close.com': 'our CRM', shodan: '' }));
+    const file = dir.write(
+      'glossary.json',
+      JSON.stringify({ _comment: 'site glossary', Zorblax: 'in-house deploy robot', 'Close.com': 'our CRM', shodan: '' }),
+    );
     const glossary = await loadProductGlossary(file);
     expect(glossary.glosses.get('zorblax')).toBe('in-house deploy robot');
     expect(glossary.glosses.get('close com')).toBe('our CRM');
@@ -170,7 +207,9 @@ describe('loadProductGlossary: an operator extends the bundled glossary (SEARCH_
     expect(error).toBeInstanceOf(ProductGlossaryError);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(new RegExp(`^SEARCH_GLOSSARY_FILE \\(${missing}\\): cannot be read`));
-    await expect(loadProductGlossary(dir.write('broken.json', '{"ros2": '))).rejects.toThrow(/^SEARCH_GLOSSARY_FILE \(.*broken\.json\): not valid JSON/);
+    await expect(loadProductGlossary(dir.write('broken.json', '{"ros2": '))).rejects.toThrow(
+      /^SEARCH_GLOSSARY_FILE \(.*broken\.json\): not valid JSON/,
+    );
     await expect(loadProductGlossary(dir.write('list.json', '["ros2"]'))).rejects.toThrow(/list\.json\): must be a JSON object/);
     const large = path.join(dir.path, 'large.json');
     fs.writeFileSync(large, '');
@@ -179,7 +218,9 @@ describe('loadProductGlossary: an operator extends the bundled glossary (SEARCH_
     await expect(loadProductGlossary(dir.write('long-key.json', JSON.stringify({ 'a b c d e': 'x y' })))).rejects.toThrow(
       /^SEARCH_GLOSSARY_FILE \(.*long-key\.json\): the key 'a b c d e' has 5 words/,
     );
-    await expect(loadProductGlossary(dir.write('number.json', JSON.stringify({ zorblax: 7 })))).rejects.toThrow(/the gloss of 'zorblax' must be a non-empty string/);
+    await expect(loadProductGlossary(dir.write('number.json', JSON.stringify({ zorblax: 7 })))).rejects.toThrow(
+      /the gloss of 'zorblax' must be a non-empty string/,
+    );
     await expect(loadProductGlossary(dir.write('remove.json', JSON.stringify({ zorblax: '' })))).rejects.toThrow(
       /remove\.json\): the key 'zorblax' removes nothing: the bundled glossary has no key 'zorblax'/,
     );

@@ -11,12 +11,22 @@ describe('resolveFilterKeys', () => {
   });
 
   it('resolves ARD-namespace keys to core terms and other prefixes to absolute IRIs', () => {
-    expect(resolveFilterKeys({ 'ard:tags': 'x', 'okf:taxonomy': ['a'], 'ard:trustManifest.attestations.type': 'SOC2' }, { ard: ARD, okf: { '@id': OKF } })).toEqual({
+    expect(
+      resolveFilterKeys(
+        { 'ard:tags': 'x', 'okf:taxonomy': ['a'], 'ard:trustManifest.attestations.type': 'SOC2' },
+        { ard: ARD, okf: { '@id': OKF } },
+      ),
+    ).toEqual({
       tags: 'x',
       [`${OKF}taxonomy`]: ['a'],
       'trustManifest.attestations.type': 'SOC2',
     });
-    expect(resolveFilterKeys({ tier: 'gold' }, ['https://agenticresourcediscovery.org/context/v1', { tier: 'https://acme.test/vocab#serviceTier' }])).toEqual({
+    expect(
+      resolveFilterKeys({ tier: 'gold' }, [
+        'https://agenticresourcediscovery.org/context/v1',
+        { tier: 'https://acme.test/vocab#serviceTier' },
+      ]),
+    ).toEqual({
       'https://acme.test/vocab#serviceTier': 'gold',
     });
     expect(resolveFilterKeys({ [`${ARD}capabilities`]: 'WeatherTool' }, undefined)).toEqual({ capabilities: 'WeatherTool' });

@@ -67,13 +67,17 @@ describe('normaliseFilter (ARD §7.1)', () => {
   it('rejects nested paths under scalar fields and bare object roots', () => {
     expect(rejection({ 'tags.name': 'a' })).toBe("query.filter key 'tags.name': 'tags' has no nested fields");
     expect(rejection({ 'url.host': 'a' })).toBe("query.filter key 'url.host': 'url' has no nested fields");
-    expect(rejection({ trustManifest: 'a' })).toBe("query.filter key 'trustManifest' needs a nested field, for example 'trustManifest.attestations.type'");
+    expect(rejection({ trustManifest: 'a' })).toBe(
+      "query.filter key 'trustManifest' needs a nested field, for example 'trustManifest.attestations.type'",
+    );
     expect(rejection({ metadata: 'a' })).toBe("query.filter key 'metadata' needs a nested field, for example 'metadata.name'");
   });
 
   it('rejects empty, oversized and non-string values, naming the key', () => {
     expect(rejection({ tags: [] })).toBe("query.filter['tags'] is an empty array; give at least one value");
-    expect(rejection({ tags: Array.from({ length: 101 }, (_, i) => `t${i}`) })).toBe("query.filter['tags'] has 101 values; at most 100 are allowed");
+    expect(rejection({ tags: Array.from({ length: 101 }, (_, i) => `t${i}`) })).toBe(
+      "query.filter['tags'] has 101 values; at most 100 are allowed",
+    );
     expect(rejection({ tags: [5] })).toBe("query.filter['tags'] values must be strings");
     expect(rejection({ tags: 'x'.repeat(1001) })).toBe("a value of query.filter['tags'] is longer than 1000 characters");
     const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`metadata.k${i}`, 'v']));

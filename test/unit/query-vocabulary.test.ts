@@ -9,7 +9,10 @@ import { useTempDir } from '../helpers/temp-dir';
 
 describe('parseVocabularyTable', () => {
   it('keeps keys as the query tokenizer writes them (case aside), skips comments, allows an empty list', () => {
-    const table = parseVocabularyTable({ _comment: 'ours', 'K8S': ['Kubernetes'], 'making things up': ['grounding'], 'node.js': ['javascript'], lawn: [] }, 'f.json');
+    const table = parseVocabularyTable(
+      { _comment: 'ours', K8S: ['Kubernetes'], 'making things up': ['grounding'], 'node.js': ['javascript'], lawn: [] },
+      'f.json',
+    );
     expect([...table]).toEqual([
       ['k8s', ['kubernetes']],
       ['making things up', ['grounding']],
@@ -48,9 +51,22 @@ describe('parseVocabularyTable', () => {
 describe('extendTable', () => {
   it('adds keys, replaces a given key and removes one given an empty list, leaving the base as it was', () => {
     const base = loadSynonyms({ db: ['database'], repo: ['repository'] });
-    const extended = extendTable(base, new Map([['db', ['datastore']], ['repo', []], ['tf', ['terraform']]]));
-    expect([...extended]).toEqual([['db', ['datastore']], ['tf', ['terraform']]]);
-    expect([...base]).toEqual([['db', ['database']], ['repo', ['repository']]]);
+    const extended = extendTable(
+      base,
+      new Map([
+        ['db', ['datastore']],
+        ['repo', []],
+        ['tf', ['terraform']],
+      ]),
+    );
+    expect([...extended]).toEqual([
+      ['db', ['datastore']],
+      ['tf', ['terraform']],
+    ]);
+    expect([...base]).toEqual([
+      ['db', ['database']],
+      ['repo', ['repository']],
+    ]);
   });
 });
 
@@ -84,7 +100,9 @@ describe('loadQueryVocabulary', () => {
       new RegExp(`^SEARCH_SYNONYMS_FILE \\(${missing}\\): cannot be read`),
     );
     const notJson = dir.write('broken.json', '{"k8s": [');
-    await expect(loadQueryVocabulary({ synonymsFile: null, relatedWordsFile: notJson })).rejects.toThrow(/^SEARCH_RELATED_WORDS_FILE \(.*broken\.json\): not valid JSON/);
+    await expect(loadQueryVocabulary({ synonymsFile: null, relatedWordsFile: notJson })).rejects.toThrow(
+      /^SEARCH_RELATED_WORDS_FILE \(.*broken\.json\): not valid JSON/,
+    );
     const large = path.join(dir.path, 'large.json');
     fs.writeFileSync(large, '');
     fs.truncateSync(large, MAX_VOCABULARY_FILE_BYTES + 1);
@@ -92,7 +110,9 @@ describe('loadQueryVocabulary', () => {
     const badKey = dir.write('bad-key.json', JSON.stringify({ 'tl;dr': ['summary'] }));
     const error = await loadQueryVocabulary({ synonymsFile: badKey, relatedWordsFile: null }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toMatch(/^SEARCH_SYNONYMS_FILE \(.*bad-key\.json\): the key 'tl;dr' would match the query words 'tl dr'/);
+    expect((error as Error).message).toMatch(
+      /^SEARCH_SYNONYMS_FILE \(.*bad-key\.json\): the key 'tl;dr' would match the query words 'tl dr'/,
+    );
     await expect(loadQueryVocabulary({ synonymsFile: dir.path, relatedWordsFile: null })).rejects.toThrow(/: not a file$/);
   });
 });

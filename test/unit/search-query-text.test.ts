@@ -1,4 +1,21 @@
-import { camelCaseParts, joinedHyphens, dedupe, urlKey, urlsNamedIn, embeddingText, EXPANSION_WEIGHT, expandQuery, hostNameLabels, identifiersNamedIn, loadSynonyms, MAX_NAMED_IDENTIFIERS, RELATED_WORDS, SYNONYMS, tokenize, transpositions } from '../../src/search/query-text';
+import {
+  camelCaseParts,
+  joinedHyphens,
+  dedupe,
+  urlKey,
+  urlsNamedIn,
+  embeddingText,
+  EXPANSION_WEIGHT,
+  expandQuery,
+  hostNameLabels,
+  identifiersNamedIn,
+  loadSynonyms,
+  MAX_NAMED_IDENTIFIERS,
+  RELATED_WORDS,
+  SYNONYMS,
+  tokenize,
+  transpositions,
+} from '../../src/search/query-text';
 
 describe('query normalisation', () => {
   it('lower-cases and keeps product-name punctuation inside words', () => {
@@ -37,8 +54,16 @@ describe('query normalisation', () => {
 
   it('expands multi-word meanings word by word and keys on two-word phrases', () => {
     const table = loadSynonyms({ pr: ['pull request'], 'vector db': ['embeddings'], _comment: 'ignored' });
-    expect(expandQuery('review my PR', table).filter((w) => w.group === 2).map((w) => w.word)).toEqual(['pr', 'pull', 'request']);
-    expect(expandQuery('vector db', table).filter((w) => w.group === 0).map((w) => w.word)).toEqual(['vector', 'embeddings']);
+    expect(
+      expandQuery('review my PR', table)
+        .filter((w) => w.group === 2)
+        .map((w) => w.word),
+    ).toEqual(['pr', 'pull', 'request']);
+    expect(
+      expandQuery('vector db', table)
+        .filter((w) => w.group === 0)
+        .map((w) => w.word),
+    ).toEqual(['vector', 'embeddings']);
     expect(table.has('_comment')).toBe(false);
   });
 
@@ -49,7 +74,11 @@ describe('query normalisation', () => {
     // The words of the phrase must be adjacent and in order.
     expect(expandQuery('making up things', SYNONYMS, table).some((w) => w.correction)).toBe(false);
     // The shipped table's three-word keys are reached the same way.
-    expect(expandQuery('stop it making things up').filter((w) => w.correction).map((w) => w.word)).toEqual(['grounding', 'factuality']);
+    expect(
+      expandQuery('stop it making things up')
+        .filter((w) => w.correction)
+        .map((w) => w.word),
+    ).toEqual(['grounding', 'factuality']);
   });
 
   it('no key is both a synonym and a related word (the synonym would silently win)', () => {
@@ -57,11 +86,13 @@ describe('query normalisation', () => {
   });
 
   it('keeps one alternative per word and concept, with its highest weight', () => {
-    expect(dedupe([
-      { group: 0, word: 'postgres', weight: 0.9 },
-      { group: 0, word: 'postgres', weight: 1 },
-      { group: 1, word: 'postgres', weight: 0.9 },
-    ])).toEqual([
+    expect(
+      dedupe([
+        { group: 0, word: 'postgres', weight: 0.9 },
+        { group: 0, word: 'postgres', weight: 1 },
+        { group: 1, word: 'postgres', weight: 0.9 },
+      ]),
+    ).toEqual([
       { group: 0, word: 'postgres', weight: 1 },
       { group: 1, word: 'postgres', weight: 0.9 },
     ]);
@@ -74,11 +105,12 @@ describe('query normalisation', () => {
 });
 
 describe('identifiersNamedIn', () => {
-  it('finds ARD identifiers in a query, as written, without a sentence\'s full stop, once each', () => {
-    expect(identifiersNamedIn('compare urn:air:github.com:PagerDuty:pagerduty-mcp-server with urn:air:example.com:a:b.c. And urn:air:github.com:PagerDuty:pagerduty-mcp-server again')).toEqual([
-      'urn:air:github.com:PagerDuty:pagerduty-mcp-server',
-      'urn:air:example.com:a:b.c',
-    ]);
+  it("finds ARD identifiers in a query, as written, without a sentence's full stop, once each", () => {
+    expect(
+      identifiersNamedIn(
+        'compare urn:air:github.com:PagerDuty:pagerduty-mcp-server with urn:air:example.com:a:b.c. And urn:air:github.com:PagerDuty:pagerduty-mcp-server again',
+      ),
+    ).toEqual(['urn:air:github.com:PagerDuty:pagerduty-mcp-server', 'urn:air:example.com:a:b.c']);
   });
 
   it('ignores what is not an identifier: other URN namespaces, a bare prefix, text glued before it', () => {
@@ -142,11 +174,11 @@ describe('camelCaseParts', () => {
 
 describe('urlsNamedIn', () => {
   it('finds web addresses with a scheme, or a host name with a path, in the form they are compared in', () => {
-    expect(urlsNamedIn('compare https://GitHub.com/microsoft/playwright-mcp/ with github.com/stripe/agent-toolkit.git, and http://www.example.com.')).toEqual([
-      'github.com/microsoft/playwright-mcp',
-      'github.com/stripe/agent-toolkit',
-      'example.com',
-    ]);
+    expect(
+      urlsNamedIn(
+        'compare https://GitHub.com/microsoft/playwright-mcp/ with github.com/stripe/agent-toolkit.git, and http://www.example.com.',
+      ),
+    ).toEqual(['github.com/microsoft/playwright-mcp', 'github.com/stripe/agent-toolkit', 'example.com']);
     expect(urlsNamedIn('stripe.com postgres node.js user@example.com')).toEqual([]);
   });
 

@@ -107,11 +107,25 @@ describe('fusion and the 0-100 score', () => {
 });
 
 describe('applyTypeWeights', () => {
-  const match = (identifier: string, relevance: number, type: string | null): Match => ({ identifier, relevance, score: toScore(relevance), type, semantic: 0, lexical: 0, cosine: 0, topic: 0 });
+  const match = (identifier: string, relevance: number, type: string | null): Match => ({
+    identifier,
+    relevance,
+    score: toScore(relevance),
+    type,
+    semantic: 0,
+    lexical: 0,
+    cosine: 0,
+    topic: 0,
+  });
   const weights = { 'application/paper': 0.5 };
 
   it('ranks and scores by relevance x the type weight; unlisted, unknown and prototype-named types weigh 1; ties by identifier', () => {
-    const matches = [match('p', 0.9, 'application/paper'), match('t', 0.6, 'application/tool'), match('c', 0.45, 'constructor'), match('n', 0.45, null)];
+    const matches = [
+      match('p', 0.9, 'application/paper'),
+      match('t', 0.6, 'application/tool'),
+      match('c', 0.45, 'constructor'),
+      match('n', 0.45, null),
+    ];
     const out = applyTypeWeights(matches, [], weights);
     expect(out.map((m) => [m.identifier, m.score, m.relevance])).toEqual([
       ['t', 60, 0.6],
@@ -165,7 +179,10 @@ describe('topicBoost (topic labels, relevance6)', () => {
 
   it('fuses with the other signals as a noisy OR', () => {
     expect(fuse(topicBoost(['weather-api'], topics), 0.5, 1)).toBeCloseTo(0.5 + TOPIC_WEIGHT * 0.5, 12);
-    expect(fuse(topicBoost(['forecasting'], topics), RELEVANCE_CUTOFF, 1)).toBeCloseTo(RELEVANCE_CUTOFF + (TOPIC_WEIGHT / 2) * (1 - RELEVANCE_CUTOFF), 12);
+    expect(fuse(topicBoost(['forecasting'], topics), RELEVANCE_CUTOFF, 1)).toBeCloseTo(
+      RELEVANCE_CUTOFF + (TOPIC_WEIGHT / 2) * (1 - RELEVANCE_CUTOFF),
+      12,
+    );
   });
 });
 

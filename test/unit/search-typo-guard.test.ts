@@ -1,6 +1,15 @@
 import { editDistance } from '../../src/edit-distance';
 import { isPlausibleTypo, maxTypoEdits } from '../../src/search/query-text';
-import { baselineCosine, CORRECTION_AGREEMENT_SPAN, fuse, gatedLexical, SEMANTIC_WEIGHT, semanticWeight, UNSEEN_SEMANTIC_BOOST, unseenShare } from '../../src/search/relevance';
+import {
+  baselineCosine,
+  CORRECTION_AGREEMENT_SPAN,
+  fuse,
+  gatedLexical,
+  SEMANTIC_WEIGHT,
+  semanticWeight,
+  UNSEEN_SEMANTIC_BOOST,
+  unseenShare,
+} from '../../src/search/relevance';
 
 describe('edit distance guard on typo corrections', () => {
   it('counts insertions, deletions, substitutions and adjacent transpositions as one edit each', () => {
@@ -28,10 +37,22 @@ describe('edit distance guard on typo corrections', () => {
 
   // Some ordinary words stay within reach (purple -> purpose, 2 edits): gatedLexical covers those.
   it('accepts real typos and rejects ordinary words that merely share trigrams with a corpus word', () => {
-    for (const [typed, word] of [['slak', 'slack'], ['kubernets', 'kubernetes'], ['pipline', 'pipeline'], ['grafna', 'grafana']]) {
+    for (const [typed, word] of [
+      ['slak', 'slack'],
+      ['kubernets', 'kubernetes'],
+      ['pipline', 'pipeline'],
+      ['grafna', 'grafana'],
+    ]) {
       expect(isPlausibleTypo(typed, word)).toBe(true);
     }
-    for (const [typed, word] of [['look', 'lookups'], ['look', 'lookup'], ['cats', 'catalog'], ['pictures', 'structures'], ['elephant', 'element'], ['dancing', 'enhancing']]) {
+    for (const [typed, word] of [
+      ['look', 'lookups'],
+      ['look', 'lookup'],
+      ['cats', 'catalog'],
+      ['pictures', 'structures'],
+      ['elephant', 'element'],
+      ['dancing', 'enhancing'],
+    ]) {
       expect(isPlausibleTypo(typed, word)).toBe(false);
     }
   });
@@ -46,7 +67,13 @@ describe('paraphrase and correction calibration', () => {
   });
 
   it('counts a concept unseen only when none of its alternatives is in the corpus', () => {
-    expect(unseenShare([{ group: 0, df: 0 }, { group: 0, df: 3 }, { group: 1, df: 0 }])).toBe(0.5);
+    expect(
+      unseenShare([
+        { group: 0, df: 0 },
+        { group: 0, df: 3 },
+        { group: 1, df: 0 },
+      ]),
+    ).toBe(0.5);
     expect(unseenShare([{ group: 0, df: 0 }])).toBe(1);
     expect(unseenShare([])).toBe(0);
   });

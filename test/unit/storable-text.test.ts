@@ -18,13 +18,25 @@ describe('unstorableCharacter', () => {
 
 describe('findJsonProblem', () => {
   it('names the path of the string, array positions in brackets', () => {
-    expect(findJsonProblem({ a: { b: ['ok', 'x\u0000'] } }, 'entry')).toEqual({ kind: 'text', at: 'entry.a.b[1]', problem: 'contains a NUL character (U+0000)' });
-    expect(findJsonProblem({ query: { text: '\udfff' } }, '')).toEqual({ kind: 'text', at: 'query.text', problem: 'contains an unpaired UTF-16 surrogate (\\udfff)' });
+    expect(findJsonProblem({ a: { b: ['ok', 'x\u0000'] } }, 'entry')).toEqual({
+      kind: 'text',
+      at: 'entry.a.b[1]',
+      problem: 'contains a NUL character (U+0000)',
+    });
+    expect(findJsonProblem({ query: { text: '\udfff' } }, '')).toEqual({
+      kind: 'text',
+      at: 'query.text',
+      problem: 'contains an unpaired UTF-16 surrogate (\\udfff)',
+    });
     expect(findJsonProblem('\u0000', '')).toEqual({ kind: 'text', at: '', problem: 'contains a NUL character (U+0000)' });
   });
 
   it('names the object whose key holds it', () => {
-    expect(findJsonProblem({ metadata: { '\ud800': 1 } }, 'entry')).toEqual({ kind: 'text', at: 'a key in entry.metadata', problem: 'contains an unpaired UTF-16 surrogate (\\ud800)' });
+    expect(findJsonProblem({ metadata: { '\ud800': 1 } }, 'entry')).toEqual({
+      kind: 'text',
+      at: 'a key in entry.metadata',
+      problem: 'contains an unpaired UTF-16 surrogate (\\ud800)',
+    });
     expect(findJsonProblem({ 'k\u0000': 1 }, '')).toEqual({ kind: 'text', at: 'a key', problem: 'contains a NUL character (U+0000)' });
   });
 
@@ -53,6 +65,8 @@ describe('storableText / storableJson', () => {
   });
 
   it('walks keys, arrays and nested objects; leaves numbers, booleans and null', () => {
-    expect(storableJson({ 'k\u0000': ['\udfff', 1, true, null, { e: 'ok\u0000' }] })).toEqual({ 'k\uFFFD': ['\uFFFD', 1, true, null, { e: 'ok\uFFFD' }] });
+    expect(storableJson({ 'k\u0000': ['\udfff', 1, true, null, { e: 'ok\u0000' }] })).toEqual({
+      'k\uFFFD': ['\uFFFD', 1, true, null, { e: 'ok\uFFFD' }],
+    });
   });
 });

@@ -11,6 +11,10 @@ interface ExploreRequestBody {
 
 export const exploreRegistry: Handler = async (ctx, request) => {
   const body = request.body as ExploreRequestBody;
-  const result = await ctx.search.explore({ text: body.query?.text, filter: resolveFilterKeys(body.query?.filter, body.query?.['@context']), facets: body.resultType.facets });
+  const result = await ctx.search.explore({
+    text: body.query?.text,
+    filter: resolveFilterKeys(body.query?.filter, body.query?.['@context']),
+    facets: body.resultType.facets,
+  });
   return { status: 200, body: result };
 };

@@ -14,10 +14,14 @@ export const getArdEntry: Handler = async (ctx, request) => {
     found = await retrieveEntry(ctx.readDb, identifier);
   } catch (error) {
     // §5.3.4: a 404 SHOULD require revalidation or be fresh only briefly, so a new entry shows soon.
-    if (error instanceof NotFoundError) throw new NotFoundError(error.message, { cause: error, headers: { 'Cache-Control': NOT_FOUND_CACHE_CONTROL } });
+    if (error instanceof NotFoundError)
+      throw new NotFoundError(error.message, { cause: error, headers: { 'Cache-Control': NOT_FOUND_CACHE_CONTROL } });
     throw error;
   }
   const verification = await currentVerification(ctx.readDb, identifier);
   const response = cacheableResponse(request, found.entry, strongEtag(found.contentHash));
-  return { ...response, headers: { ...response.headers, [VERIFICATION_HEADER]: verificationHeaderValue(verification, found.entry.trustManifest !== undefined) } };
+  return {
+    ...response,
+    headers: { ...response.headers, [VERIFICATION_HEADER]: verificationHeaderValue(verification, found.entry.trustManifest !== undefined) },
+  };
 };

@@ -17,8 +17,24 @@ export const searchAgents: Handler = async (ctx, request) => {
   const { config } = ctx;
   const hop = readFederationHop(request.headers, { maxHops: config.federationMaxHops, budgetMs: config.federationBudgetMs });
   const result = await federatedSearch(
-    { search: ctx.search, db: ctx.readDb, publicUrl: config.publicUrl, vocabulary: ctx.vocabulary, configuredPeers: config.peers, federation: ctx.federation, logger: ctx.logger },
-    { mode: body.federation ?? 'auto', text: body.query.text, filter: resolveFilterKeys(body.query.filter, body.query['@context']), pageSize: body.pageSize, pageToken: body.pageToken, hop, receivedAt: request.receivedAt },
+    {
+      search: ctx.search,
+      db: ctx.readDb,
+      publicUrl: config.publicUrl,
+      vocabulary: ctx.vocabulary,
+      configuredPeers: config.peers,
+      federation: ctx.federation,
+      logger: ctx.logger,
+    },
+    {
+      mode: body.federation ?? 'auto',
+      text: body.query.text,
+      filter: resolveFilterKeys(body.query.filter, body.query['@context']),
+      pageSize: body.pageSize,
+      pageToken: body.pageToken,
+      hop,
+      receivedAt: request.receivedAt,
+    },
   );
   return { status: 200, body: result };
 };

@@ -70,7 +70,12 @@ export function listFilterFor(field: string, value: string): string {
 }
 
 export async function browsePage(api: RegistryApi, state: BrowseState): Promise<PageOptions & { status: number }> {
-  const answer = await api.listAgents({ filter: state.filter || undefined, orderBy: state.orderBy, pageSize: state.pageSize, pageToken: state.pageToken });
+  const answer = await api.listAgents({
+    filter: state.filter || undefined,
+    orderBy: state.orderBy,
+    pageSize: state.pageSize,
+    pageToken: state.pageToken,
+  });
   const error = answer.ok ? undefined : answer.message;
   const items = answer.ok ? answer.body.items : [];
   const first = (state.page - 1) * state.pageSize + 1;

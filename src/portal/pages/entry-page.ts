@@ -53,8 +53,9 @@ function connectSection(entry: CatalogEntry): Html {
   ${url ? html`<p>${linkLabel(entry)}: <a href="${url}">${entry.url}</a></p>` : null}
   ${entry.data ? html`<p>The full ${typeLabel(entry.type)} document is held inline in the entry (see the raw JSON below).</p>` : null}
   ${record ? html`<p>Library record: <a href="/${record}"><code>/${record}</code></a> (also served by the MCP tool <code>get_resource</code> at <code>/mcp</code>).</p>` : null}
-  ${config
-    ? html`<div class="snippet">
+  ${
+    config
+      ? html`<div class="snippet">
     <h3 id="snippet-heading">MCP client configuration</h3>
     <p>Add this to your MCP client’s configuration (<code>mcpServers</code> in Claude Desktop, Cursor, Claude Code and others), read from ${config.readFrom}.
     Servers that need keys or tokens also need their environment variables; see the server’s documentation.</p>
@@ -62,9 +63,10 @@ function connectSection(entry: CatalogEntry): Html {
     <button type="button" class="button" data-copy="mcp-snippet" hidden>Copy configuration</button>
     <p class="copy-status" role="status" aria-live="polite"></p>
   </div>`
-    : entry.type === MCP_SERVER_CARD_TYPE
-      ? html`<p class="muted">The entry does not say how the server is started, so there is no client snippet; ${url ? 'its server card or repository (above) does' : 'ask its publisher'}.</p>`
-      : null}
+      : entry.type === MCP_SERVER_CARD_TYPE
+        ? html`<p class="muted">The entry does not say how the server is started, so there is no client snippet; ${url ? 'its server card or repository (above) does' : 'ask its publisher'}.</p>`
+        : null
+  }
 </section>`;
 }
 
@@ -103,7 +105,9 @@ function publisherSection(entry: CatalogEntry): Html {
   const publisher = publisherOf(entry.identifier);
   const m = entry.metadata ?? {};
   const people = ['author', 'provider', 'authors'].map((k) => [k, stringValue(m[k])] as const).filter(([, v]) => v);
-  const links = ['homepage', 'repositoryUrl', 'documentationUrl'].map((k) => [k, safeHref(stringValue(m[k]))] as const).filter(([, v]) => v);
+  const links = ['homepage', 'repositoryUrl', 'documentationUrl']
+    .map((k) => [k, safeHref(stringValue(m[k]))] as const)
+    .filter(([, v]) => v);
   return html`<section aria-labelledby="publisher-heading">
   <h2 id="publisher-heading">Publisher</h2>
   <dl class="facts">
@@ -145,4 +149,3 @@ function metadataSection(entry: CatalogEntry): Html | null {
 function stringValue(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
-

@@ -46,13 +46,22 @@ export function libraryUrl(state: Partial<LibraryState>): string {
 }
 
 export async function libraryPage(api: RegistryApi, state: LibraryState): Promise<PageOptions & { status: number }> {
-  const filter = [listFilterFor('type', ALEXANDRIA_TYPE), state.topic && listFilterFor('tags', state.topic), state.kind && listFilterFor('metadata.kind', state.kind)]
+  const filter = [
+    listFilterFor('type', ALEXANDRIA_TYPE),
+    state.topic && listFilterFor('tags', state.topic),
+    state.kind && listFilterFor('metadata.kind', state.kind),
+  ]
     .filter(Boolean)
     .join(' AND ');
   const everything = { type: [ALEXANDRIA_TYPE] };
   const [facets, topicKinds, listing] = await Promise.all([
-    api.explore({ query: { filter: everything }, resultType: { facets: [{ field: 'tags', limit: TOPIC_LIMIT }, { field: 'metadata.kind' }] } }),
-    state.topic ? api.explore({ query: { filter: { ...everything, tags: [state.topic] } }, resultType: { facets: [{ field: 'metadata.kind' }] } }) : null,
+    api.explore({
+      query: { filter: everything },
+      resultType: { facets: [{ field: 'tags', limit: TOPIC_LIMIT }, { field: 'metadata.kind' }] },
+    }),
+    state.topic
+      ? api.explore({ query: { filter: { ...everything, tags: [state.topic] } }, resultType: { facets: [{ field: 'metadata.kind' }] } })
+      : null,
     state.topic ? api.listAgents({ filter, orderBy: 'displayName', pageSize: LIBRARY_PAGE_SIZE, pageToken: state.pageToken }) : null,
   ]);
   const topics = facets.ok ? (facets.body.facets.tags?.buckets ?? []) : [];
@@ -62,7 +71,8 @@ export async function libraryPage(api: RegistryApi, state: LibraryState): Promis
   <h2 id="topics-heading">Topics</h2>
   ${facets.ok ? null : errorNote('topics-error', facets.message)}
   <ul class="counts">${topics.map(
-    (t) => html`<li><a href="${libraryUrl({ topic: t.value })}"${t.value === state.topic ? html` aria-current="page"` : null}>${t.value}</a> <span class="count">${t.count}</span></li>`,
+    (t) =>
+      html`<li><a href="${libraryUrl({ topic: t.value })}"${t.value === state.topic ? html` aria-current="page"` : null}>${t.value}</a> <span class="count">${t.count}</span></li>`,
   )}</ul>
 </nav>`;
   let records: Html | null = null;
@@ -73,19 +83,22 @@ export async function libraryPage(api: RegistryApi, state: LibraryState): Promis
     const first = (state.page - 1) * LIBRARY_PAGE_SIZE + 1;
     records = html`<section class="results" aria-labelledby="records-heading">
   <h2 id="records-heading">${state.topic}${state.kind ? `: ${state.kind}s` : ''} <span class="count">${listing.ok ? listing.body.total : ''}</span></h2>
-  ${kinds.length > 1
-    ? html`<ul class="chips" aria-label="Kind">
+  ${
+    kinds.length > 1
+      ? html`<ul class="chips" aria-label="Kind">
     <li><a class="chip" href="${libraryUrl({ topic: state.topic })}"${state.kind ? null : html` aria-current="page"`}>all</a></li>
     ${kinds.map((k) => html`<li><a class="chip" href="${libraryUrl({ topic: state.topic, kind: k.value })}"${k.value === state.kind ? html` aria-current="page"` : null}>${k.value}s ${k.count}</a></li>`)}
   </ul>`
-    : null}
+      : null
+  }
   ${listing.ok ? null : errorNote('records-error', listing.message)}
   ${listing.ok && items.length === 0 ? html`<p>No record on this topic${state.kind ? ' of this kind' : ''}.</p>` : null}
   <ol class="entry-list" start="${first}">${items.map((e) => html`<li>${libraryRecord(e)}</li>`)}</ol>
   ${pageLinks({
     label: 'Record pages',
     first: state.pageToken ? libraryUrl({ ...state, pageToken: undefined }) : undefined,
-    next: listing.ok && listing.body.pageToken ? libraryUrl({ ...state, pageToken: listing.body.pageToken, page: state.page + 1 }) : undefined,
+    next:
+      listing.ok && listing.body.pageToken ? libraryUrl({ ...state, pageToken: listing.body.pageToken, page: state.page + 1 }) : undefined,
   })}
 </section>`;
   }

@@ -66,7 +66,12 @@ export async function searchPage(deps: SearchPageDeps, state: SearchState): Prom
   if (!state.q) return frontPage(deps, state);
   const filter = Object.keys(state.filter).length > 0 ? state.filter : undefined;
   const [search, facets] = await Promise.all([
-    deps.api.search({ query: { text: state.q, filter }, federation: state.federation, pageSize: SEARCH_PAGE_SIZE, pageToken: state.pageToken }),
+    deps.api.search({
+      query: { text: state.q, filter },
+      federation: state.federation,
+      pageSize: SEARCH_PAGE_SIZE,
+      pageToken: state.pageToken,
+    }),
     facetsFor(deps, state.q, state.filter),
   ]);
   const status = search.ok ? 200 : search.status;
@@ -86,15 +91,18 @@ ${selectedFilters(state.filter, (field, value) => searchUrl({ ...state, pageToke
     <h2 id="results-heading">Results for “${state.q}”</h2>
     ${summary}
     ${results.length > 0 ? html`<ol class="entry-list" start="${first}">${results.map((r) => html`<li>${entrySummary(r, { headingLevel: 3, ownSource: deps.publicUrl })}</li>`)}</ol>` : null}
-    ${search.ok && search.body.referrals?.length
-      ? html`<section aria-labelledby="referrals-heading"><h3 id="referrals-heading">Other registries to ask</h3><ul>${search.body.referrals.map(
-          (r) => html`<li><a href="${r.url}">${r.displayName}</a> <span class="muted">${r.identifier}</span></li>`,
-        )}</ul></section>`
-      : null}
+    ${
+      search.ok && search.body.referrals?.length
+        ? html`<section aria-labelledby="referrals-heading"><h3 id="referrals-heading">Other registries to ask</h3><ul>${search.body.referrals.map(
+            (r) => html`<li><a href="${r.url}">${r.displayName}</a> <span class="muted">${r.identifier}</span></li>`,
+          )}</ul></section>`
+        : null
+    }
     ${pageLinks({
       label: 'Result pages',
       first: state.pageToken ? searchUrl({ ...state, pageToken: undefined }) : undefined,
-      next: search.ok && search.body.pageToken ? searchUrl({ ...state, pageToken: search.body.pageToken, page: state.page + 1 }) : undefined,
+      next:
+        search.ok && search.body.pageToken ? searchUrl({ ...state, pageToken: search.body.pageToken, page: state.page + 1 }) : undefined,
     })}
   </section>
 </div>`;
@@ -141,7 +149,8 @@ async function frontPage(deps: SearchPageDeps, state: SearchState): Promise<Page
         ([field, result]) => html`<section class="card" aria-labelledby="by-${field.replace(/[^A-Za-z0-9]+/g, '-')}">
       <h3 id="by-${field.replace(/[^A-Za-z0-9]+/g, '-')}">By ${fieldLabel(field).toLowerCase()}</h3>
       <ul class="counts">${result.buckets.map(
-        (b) => html`<li><a href="${browseUrl({ filter: listFilterFor(field, b.value) })}">${valueLabel(field, b.value)}</a> <span class="count">${b.count}</span></li>`,
+        (b) =>
+          html`<li><a href="${browseUrl({ filter: listFilterFor(field, b.value) })}">${valueLabel(field, b.value)}</a> <span class="count">${b.count}</span></li>`,
       )}</ul>
     </section>`,
       )}
@@ -156,7 +165,11 @@ async function frontPage(deps: SearchPageDeps, state: SearchState): Promise<Page
  * keep their counts and can be added (values of one field are OR); one more for the fields with no
  * selection. The panel shows whatever fields the API answers with, in the configured order.
  */
-async function facetsFor(deps: SearchPageDeps, text: string | undefined, filter: QueryFilter): Promise<{ facets: Array<[string, FacetResult]>; error?: string }> {
+async function facetsFor(
+  deps: SearchPageDeps,
+  text: string | undefined,
+  filter: QueryFilter,
+): Promise<{ facets: Array<[string, FacetResult]>; error?: string }> {
   const request = (fields: string[], f: QueryFilter): ExploreRequest => ({
     query: { ...(text ? { text } : {}), ...(Object.keys(f).length > 0 ? { filter: f } : {}) },
     resultType: { facets: fields.map((field) => ({ field, limit: FACET_VALUES })) },

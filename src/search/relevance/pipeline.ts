@@ -9,7 +9,14 @@ import type { Database } from '../../db/schema';
 import type { NormalisedFilter } from '../query-filter';
 import { embeddingText } from '../query-text';
 import { BUNDLED_VOCABULARY, type QueryVocabulary } from '../query-vocabulary';
-import { queryWords, resolveTerms, type LexicalQuery, type PreparedQuery, type QueryEmbedder, type QueryWordsStage } from './query-understanding';
+import {
+  queryWords,
+  resolveTerms,
+  type LexicalQuery,
+  type PreparedQuery,
+  type QueryEmbedder,
+  type QueryWordsStage,
+} from './query-understanding';
 import {
   cosineLookup,
   lexicalRetrieval,
@@ -25,7 +32,16 @@ import {
   type SignalRow,
   type VectorRetrieval,
 } from './retrieval';
-import { applyTypeWeights, calibrate, scoreSignals, threshold, toMatches, type CalibrationStage, type Match, type ThresholdStage } from './scoring';
+import {
+  applyTypeWeights,
+  calibrate,
+  scoreSignals,
+  threshold,
+  toMatches,
+  type CalibrationStage,
+  type Match,
+  type ThresholdStage,
+} from './scoring';
 import { topicLabels, type TopicLabelsStage } from './topic-labels';
 
 /** The stages of the pipeline, in the order they run. */
@@ -96,7 +112,12 @@ class SqlClock {
  * score, best first (by relevance x type weight when the filter leaves the types open), ties by identifier.
  * Search pages through it; explore counts and groups it.
  */
-export async function matchText(deps: RankingDeps, text: string, filter: NormalisedFilter, stages: RankingStages = PRODUCTION_STAGES): Promise<Match[]> {
+export async function matchText(
+  deps: RankingDeps,
+  text: string,
+  filter: NormalisedFilter,
+  stages: RankingStages = PRODUCTION_STAGES,
+): Promise<Match[]> {
   const { db, embedder, timings } = deps;
   const clock = new SqlClock();
   const words = await clock.time(() => stages.queryWords(db, text, deps.vocabulary ?? BUNDLED_VOCABULARY));
@@ -107,7 +128,12 @@ export async function matchText(deps: RankingDeps, text: string, filter: Normali
   });
   // Awaited below; a failure of the lexical side first must not leave this rejection unhandled.
   embedding.catch(() => undefined);
-  const lexical: LexicalQuery = { text, model: embedder.id, dimensions: embedder.dimensions, ...(await clock.time(() => resolveTerms(db, words))) };
+  const lexical: LexicalQuery = {
+    text,
+    model: embedder.id,
+    dimensions: embedder.dimensions,
+    ...(await clock.time(() => resolveTerms(db, words))),
+  };
   const lexicalRows = clock.time(() => stages.lexicalRetrieval(db, lexical, filter, null));
   lexicalRows.catch(() => undefined);
   // Usually the lexical retrieval is done first. When the embedding is (a cached query vector: a repeated
@@ -128,7 +154,9 @@ export async function matchText(deps: RankingDeps, text: string, filter: Normali
     // Both cores are free again: the new vector candidates and the lexical candidates' cosines run at the same time.
     const lexicalFound = await lexicalRows;
     const known = lexicalFound.map((r) => r.identifier);
-    const [vectorRows, cosineRows] = await clock.time(() => Promise.all([stages.vectorRetrieval(db, q, filter, known), stages.cosineLookup(db, q, known)]));
+    const [vectorRows, cosineRows] = await clock.time(() =>
+      Promise.all([stages.vectorRetrieval(db, q, filter, known), stages.cosineLookup(db, q, known)]),
+    );
     rows = [...lexicalFound, ...vectorRows, ...cosineRows];
   }
   rows.push(...(await namedRows));
@@ -162,6 +190,10 @@ async function scoreCandidates(
 
 /** Every candidate of the query without a filter, the embedding known: the three retrievals at the same time. */
 async function unfilteredCandidates(db: Kysely<Database>, stages: RankingStages, q: PreparedQuery): Promise<CandidateSignals[]> {
-  const [lexicalRows, vectorRows, namedRows] = await Promise.all([stages.lexicalRetrieval(db, q, [], q), stages.vectorRetrieval(db, q, [], []), stages.namedRetrieval(db, q, [])]);
+  const [lexicalRows, vectorRows, namedRows] = await Promise.all([
+    stages.lexicalRetrieval(db, q, [], q),
+    stages.vectorRetrieval(db, q, [], []),
+    stages.namedRetrieval(db, q, []),
+  ]);
   return mergeSignals([...lexicalRows, ...vectorRows, ...namedRows]);
 }

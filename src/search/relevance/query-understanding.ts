@@ -7,7 +7,16 @@ import { PREPARED_STATEMENT } from '../../db/prepared-statements';
 import type { Database } from '../../db/schema';
 import type { Embedder } from '../../embedding/embedder';
 import { editDistance } from '../../edit-distance';
-import { compareText, dedupe, embeddingText, EXPANSION_WEIGHT, expandQuery, isPlausibleTypo, transpositions, type QueryWord } from '../query-text';
+import {
+  compareText,
+  dedupe,
+  embeddingText,
+  EXPANSION_WEIGHT,
+  expandQuery,
+  isPlausibleTypo,
+  transpositions,
+  type QueryWord,
+} from '../query-text';
 import { BUNDLED_VOCABULARY, type QueryVocabulary } from '../query-vocabulary';
 import { idf } from './signals';
 
@@ -143,7 +152,9 @@ async function vocabularyAlternatives(
   pairs: ReturnType<typeof adjacentPairs>,
 ): Promise<{ fromWords: QueryWord[]; fromPairs: QueryWord[] }> {
   const parts = typed.flatMap((w) => (w.parts ?? []).map((part) => ({ group: w.group, word: w.word, part })));
-  const swaps = typed.filter((w) => w.word.length >= SWAP_MIN_LENGTH).flatMap((w) => transpositions(w.word).map((swap) => ({ group: w.group, word: w.word, swap })));
+  const swaps = typed
+    .filter((w) => w.word.length >= SWAP_MIN_LENGTH)
+    .flatMap((w) => transpositions(w.word).map((swap) => ({ group: w.group, word: w.word, swap })));
   const rows = await sql<{ grp: number; term: string; sim: number; kind: string; typed: string; df: number }>`${PREPARED_STATEMENT}
     WITH t AS (SELECT * FROM unnest(${typed.map((w) => w.group)}::int[], ${typed.map((w) => w.word)}::text[]) AS t(grp, word)),
     h AS (SELECT * FROM unnest(${parts.map((p) => p.group)}::int[], ${parts.map((p) => p.word)}::text[], ${parts.map((p) => p.part)}::text[]) AS h(grp, word, part)),
@@ -227,7 +238,12 @@ async function vocabularyAlternatives(
       if (r.kind === 'prefix') return true;
       return !completed.has(r.grp) && isPlausibleTypo(r.typed, r.term) && correctionsKept(r.grp);
     })
-    .map((r) => ({ group: r.grp, word: r.term, weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(closeness(r)), correction: r.kind !== 'prefix' }));
+    .map((r) => ({
+      group: r.grp,
+      word: r.term,
+      weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(closeness(r)),
+      correction: r.kind !== 'prefix',
+    }));
   const heads = rows.rows.filter((r) => r.kind === 'head').map((r) => ({ group: r.grp, word: r.term, weight: PREFIX_WEIGHT }));
   const pairFixesKept = perGroupLimit(CORRECTIONS_PER_WORD);
   const joinedFixes = rows.rows
@@ -237,7 +253,8 @@ async function vocabularyAlternatives(
       // One edit from the joined words (a split and two typos is a guess too far: "the cats" is not "threats"),
       // beginning as they do ("my rough" is not "through"), and needing both ("tf registry" is not "registry").
       const pair = pairs.find((p) => p.joined === r.typed && (p.first === r.grp || p.second === r.grp));
-      if (!pair || r.term[0] !== r.typed[0] || editDistance(r.typed, r.term, 1) > 1 || pair.words.some((w) => isPlausibleTypo(w, r.term))) return false;
+      if (!pair || r.term[0] !== r.typed[0] || editDistance(r.typed, r.term, 1) > 1 || pair.words.some((w) => isPlausibleTypo(w, r.term)))
+        return false;
       return pairFixesKept(r.grp);
     })
     .map((r) => ({ group: r.grp, word: r.term, weight: correctionWeight(Number(r.sim)), correction: true }));
@@ -277,7 +294,15 @@ export function correctionWeight(similarity: number): number {
  * word: a query about things the registry does not hold must not look like a perfect match.
  */
 export async function resolveTerms(db: Kysely<Database>, words: QueryWord[]): Promise<Omit<LexicalQuery, 'text' | 'model' | 'dimensions'>> {
-  const rows = await sql<{ grp: number; lexeme: string; weight: number; correction: boolean; df: number; n: string; total: number }>`${PREPARED_STATEMENT}
+  const rows = await sql<{
+    grp: number;
+    lexeme: string;
+    weight: number;
+    correction: boolean;
+    df: number;
+    n: string;
+    total: number;
+  }>`${PREPARED_STATEMENT}
     WITH w AS (SELECT * FROM unnest(${words.map((w) => w.group)}::int[], ${words.map((w) => w.word)}::text[], ${words.map((w) => w.weight)}::float8[],
                                     ${words.map((w) => w.correction === true)}::bool[]) AS w(grp, word, weight, correction)),
     lx AS (
@@ -300,7 +325,13 @@ export async function resolveTerms(db: Kysely<Database>, words: QueryWord[]): Pr
     idf: idf(Number(r.df), n),
     ...(r.correction ? { correction: true } : {}),
   }));
-  return { terms, lexicalMax: lexicalMax(terms, n), averageLength: averageLength || 1, retrievalLexemes: retrievalLexemes(terms, n), unseenShare: unseenShare(terms) };
+  return {
+    terms,
+    lexicalMax: lexicalMax(terms, n),
+    averageLength: averageLength || 1,
+    retrievalLexemes: retrievalLexemes(terms, n),
+    unseenShare: unseenShare(terms),
+  };
 }
 
 /** Σ over concepts of the best weight × IDF among the alternatives the corpus has (an unseen word's IDF if none). */
@@ -329,4 +360,3 @@ function retrievalLexemes(terms: QueryTerm[], n: number): string[] {
   const rare = present.filter((t) => t.df <= n / 3);
   return [...new Set((rare.length > 0 ? rare : present).map((t) => t.lexeme))];
 }
-

@@ -69,9 +69,19 @@ export interface CandidateSignals {
  * The lexical retrieval: runs before the query embedding is known (`embedded` null); with it (`embedded`, the
  * same query with its vector) it also reads the candidates' cosines.
  */
-export type LexicalRetrieval = (db: Kysely<Database>, q: LexicalQuery, filter: NormalisedFilter, embedded: PreparedQuery | null) => Promise<SignalRow[]>;
+export type LexicalRetrieval = (
+  db: Kysely<Database>,
+  q: LexicalQuery,
+  filter: NormalisedFilter,
+  embedded: PreparedQuery | null,
+) => Promise<SignalRow[]>;
 /** The vector retrieval, leaving out the `known` candidates (whose cosines CosineLookup reads). */
-export type VectorRetrieval = (db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter, known: readonly string[]) => Promise<SignalRow[]>;
+export type VectorRetrieval = (
+  db: Kysely<Database>,
+  q: PreparedQuery,
+  filter: NormalisedFilter,
+  known: readonly string[],
+) => Promise<SignalRow[]>;
 /** The cosines of candidates found without them. */
 export type CosineLookup = (db: Kysely<Database>, q: PreparedQuery, identifiers: readonly string[]) => Promise<SignalRow[]>;
 /** The entries the query names. */
@@ -83,7 +93,12 @@ const NULL_SIGNAL = sql`NULL::float8`;
  * The select list of every retrieval statement, over an entry `e`: its identifier, its type and tags (NULL
  * when `described` is false: the statement does not read the entry), and the signals (NULL unless given).
  */
-function signalColumns(columns: { described?: boolean; cosine?: RawBuilder<unknown>; lexical?: RawBuilder<unknown>; typedLexical?: RawBuilder<unknown> }): RawBuilder<unknown> {
+function signalColumns(columns: {
+  described?: boolean;
+  cosine?: RawBuilder<unknown>;
+  lexical?: RawBuilder<unknown>;
+  typedLexical?: RawBuilder<unknown>;
+}): RawBuilder<unknown> {
   const { described = true, cosine = NULL_SIGNAL, lexical = NULL_SIGNAL, typedLexical = NULL_SIGNAL } = columns;
   const [type, tags] = described ? [sql`e.type`, sql`e.tags`] : [sql`NULL::text`, sql`NULL::text[]`];
   return sql`e.identifier, ${type} AS type, ${tags} AS tags, ${cosine} AS cosine, ${lexical} AS lexical, ${typedLexical} AS typed_lexical`;

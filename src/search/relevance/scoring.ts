@@ -97,7 +97,11 @@ type ThresholdCandidate = { identifier: string; base: number; relevance: number 
 /** The matched set's threshold over a query's scored candidates. */
 export type ThresholdStage = (candidates: ReadonlyArray<ThresholdCandidate>) => MatchThreshold;
 
-export function matchThreshold(candidates: ReadonlyArray<ThresholdCandidate>, cutoff = RELEVANCE_CUTOFF, minimum = MINIMUM_MATCHES): MatchThreshold {
+export function matchThreshold(
+  candidates: ReadonlyArray<ThresholdCandidate>,
+  cutoff = RELEVANCE_CUTOFF,
+  minimum = MINIMUM_MATCHES,
+): MatchThreshold {
   if (minimum <= 0 || candidates.filter((c) => c.base >= cutoff).length >= minimum) return { cutoff, fill: new Set() };
   const best = candidates
     .filter((c) => c.relevance >= RELEVANCE_FLOOR)
@@ -117,7 +121,16 @@ export function isMatched(c: { identifier: string; base: number }, threshold: Ma
 export function toMatches(scored: ScoredCandidate[], threshold: MatchThreshold): Match[] {
   return scored
     .filter((c) => isMatched(c, threshold))
-    .map(({ row, semantic, lexical, topic, relevance }) => ({ identifier: row.identifier, type: row.type, relevance, score: toScore(relevance), semantic, lexical, cosine: row.cosine, topic }))
+    .map(({ row, semantic, lexical, topic, relevance }) => ({
+      identifier: row.identifier,
+      type: row.type,
+      relevance,
+      score: toScore(relevance),
+      semantic,
+      lexical,
+      cosine: row.cosine,
+      topic,
+    }))
     .sort((a, b) => b.relevance - a.relevance || compareIdentifiers(a, b));
 }
 
@@ -134,7 +147,10 @@ function compareIdentifiers(a: { identifier: string }, b: { identifier: string }
 export function applyTypeWeights(matches: Match[], filter: NormalisedFilter, weights: Readonly<Record<string, number>>): Match[] {
   if (Object.keys(weights).length === 0 || filter.some((f) => f.path === 'type')) return matches;
   return matches
-    .map((match) => ({ match, rank: match.relevance * (match.type !== null && Object.hasOwn(weights, match.type) ? weights[match.type] : 1) }))
+    .map((match) => ({
+      match,
+      rank: match.relevance * (match.type !== null && Object.hasOwn(weights, match.type) ? weights[match.type] : 1),
+    }))
     .sort((a, b) => b.rank - a.rank || compareIdentifiers(a.match, b.match))
     .map(({ match, rank }) => (rank === match.relevance ? match : { ...match, score: toScore(rank) }));
 }
