@@ -21,6 +21,7 @@ import { createLogger, type Logger } from './logger';
 import type * as McpModule from './mcp';
 import type * as OwnerClientModule from './owner-client';
 import type { OwnerClient, OwnerIngestReport } from './owner-client';
+import type * as PrepareDemoModule from './prepare-demo';
 import type * as ServerModule from './server';
 import { REGISTRY_VERSION } from './version';
 
@@ -37,6 +38,7 @@ const lazy = {
   mcp: () => require('./mcp') as typeof McpModule,
   mcpStdio: () => require('./mcp/stdio-transport') as typeof McpStdioModule,
   ownerClient: () => require('./owner-client') as typeof OwnerClientModule,
+  prepareDemo: () => require('./prepare-demo') as typeof PrepareDemoModule,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -90,6 +92,17 @@ const COMMANDS: Record<string, CommandSpec> = {
     options: {},
     positionals: false,
     run: () => mcpOverStdio(),
+  },
+  'prepare-demo': {
+    usage: 'ard-registry prepare-demo',
+    summary: 'build the prepared demo database that a new embedded folder starts from (npm ci runs it)',
+    details:
+      'Applies the migrations and loads the demo corpus into a folder under .cache/demo-database/, named by a hash\n' +
+      'of src/, db/migrations/, data/ and package-lock.json; a first start copies it instead of loading the corpus\n' +
+      '(PREPARED_DEMO_DATABASE). Does nothing when the folder for this installation exists.',
+    options: {},
+    positionals: false,
+    run: () => prepareDemo(),
   },
 };
 
@@ -500,6 +513,20 @@ function writeReport(report: CrawlReport): void {
     );
   }
   if (c.rejected > report.rejected.length) process.stdout.write(`  ... and ${c.rejected - report.rejected.length} more rejected\n`);
+}
+
+async function prepareDemo(): Promise<number> {
+  const config = loadConfig({ logLevel: 'warn' });
+  const logger = createLogger(config.logLevel, {}, 'stderr', config.logFormat);
+  const started = Date.now();
+  const prepared = await lazy.prepareDemo().prepareDemoDatabase(config, logger);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  process.stdout.write(
+    prepared.built
+      ? `prepared demo database: ${prepared.entries} entries in ${prepared.folder} (${seconds} s)\n`
+      : `prepared demo database already built: ${prepared.folder}\n`,
+  );
+  return 0;
 }
 
 async function sources(): Promise<number> {

@@ -30,6 +30,8 @@ export interface RegistryConfig {
   logFormat: LogFormat;
   /** Load the bundled demo corpus when the index is empty (default: on for the embedded database). */
   loadDemoCorpus: boolean;
+  /** A new embedded folder with the demo corpus starts as a copy of the prepared demo database, when one matches. */
+  preparedDemoDatabase: boolean;
   /** Signs search page tokens; unset = a key generated once and kept in the database. */
   pageTokenSecret: string | null;
   /** Bearer token for /admin routes; unset = admin routes are off (401). */
@@ -256,6 +258,7 @@ const ENV_SCHEMA = z
     LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
     LOG_FORMAT: oneOf(LOG_FORMATS, 'auto'),
     LOAD_DEMO_CORPUS: flag().optional(),
+    PREPARED_DEMO_DATABASE: flag().default(true),
     PAGE_TOKEN_SECRET: optionalText(),
     ADMIN_TOKEN: optionalText(),
     ADMIN_AUTH_FAILURES_PER_MINUTE: integer(10, 1, 100_000),
@@ -333,6 +336,7 @@ export function envToConfig(env: Env): RegistryConfig {
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     loadDemoCorpus: e.LOAD_DEMO_CORPUS ?? e.DATABASE_URL === null,
+    preparedDemoDatabase: e.PREPARED_DEMO_DATABASE,
     pageTokenSecret: e.PAGE_TOKEN_SECRET,
     adminToken: e.ADMIN_TOKEN,
     adminAuthFailuresPerMinute: e.ADMIN_AUTH_FAILURES_PER_MINUTE,

@@ -13,7 +13,8 @@ import { migrateToLatest } from './db/migrate';
 import type { Database } from './db/schema';
 import { getOrCreateSetting, randomSecret } from './db/settings';
 import { withQueryCache } from './embedding/embedder';
-import { startIndexUpkeep } from './embedding/index-upkeep';
+import { startIndexUpkeep, type IndexUpkeep } from './embedding/index-upkeep';
+import { findPreparedDemoFolder } from './ingest/prepared-demo-database';
 import { EmbeddingModels } from './embedding/model-switch';
 import { loadOnnxEmbedder } from './embedding/onnx-embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
@@ -59,6 +60,8 @@ export interface AppContext {
   federation: Federation;
   /** Checks entries' trust manifests in the background (src/trust, TRUST_POLL_MS). */
   trust: TrustUpkeep;
+  /** The start's background index jobs (tag vectors, glosses, model switch): `done` settles when they end. */
+  indexUpkeep: IndexUpkeep;
   destroy(): Promise<void>;
 }
 
@@ -97,7 +100,9 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     dataDir: config.dataDir,
     preparedStatements: config.databasePreparedStatements,
     owner: options.owner,
+    seedFolder: !config.databaseUrl && config.loadDemoCorpus && config.preparedDemoDatabase ? findPreparedDemoFolder() : null,
   });
+  if (database.seeded) logger.info({ dataDir: config.dataDir }, 'new folder: copied from the prepared demo database');
   let redis: RedisHandle | null = null;
   try {
     const applied = await migrateToLatest(database.db);
@@ -159,6 +164,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       crawler,
       federation,
       trust,
+      indexUpkeep: upkeep,
       async destroy() {
         await trust.stop();
         await crawler.close();

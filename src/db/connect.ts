@@ -16,6 +16,8 @@ export interface DatabaseHandle {
   /** Queries (search, explore, list, get): the read replica when one is configured, else `db`. */
   readDb: Kysely<Database>;
   kind: 'postgres' | 'embedded';
+  /** A new embedded folder that started as a copy of `ConnectOptions.seedFolder`. */
+  seeded: boolean;
   /** The embedded folder's lock (null on PostgreSQL): who owns it, and how local commands reach it. */
   lock: DataDirLock | null;
   /** Closes the pools (and the embedded database). */
@@ -35,6 +37,11 @@ export interface ConnectOptions {
   preparedStatements?: boolean;
   /** Written into the embedded folder's lock: what this process runs, and a server's local address and token. */
   owner?: { command: string; url?: string; adminToken?: string };
+  /**
+   * A new embedded folder starts as a copy of this closed PGlite folder instead of an empty database (the
+   * prepared demo database, src/ingest/prepared-demo-database.ts). An existing folder is never touched.
+   */
+  seedFolder?: string | null;
 }
 
 /**
@@ -62,13 +69,15 @@ export class EmbeddedDatabaseBrokenError extends Error {
 }
 
 export async function connectDatabase(options: ConnectOptions): Promise<DatabaseHandle> {
-  if (!options.databaseUrl) return connectEmbedded(options.dataDir, options.preparedStatements !== false, options.owner ?? { command: 'embedded database' });
+  if (!options.databaseUrl)
+    return connectEmbedded(options.dataDir, options.preparedStatements !== false, options.owner ?? { command: 'embedded database' }, options.seedFolder ?? null);
   const db = postgresPool(options.databaseUrl, options);
   const replica = options.databaseReplicaUrl ? postgresPool(options.databaseReplicaUrl, options, { readOnly: true }) : null;
   return {
     db,
     readDb: replica ?? db,
     kind: 'postgres',
+    seeded: false,
     lock: null,
     close: async () => {
       await Promise.all([db.destroy(), replica?.destroy()]);
@@ -96,10 +105,15 @@ function postgresPool(url: string, options: ConnectOptions, mode: { readOnly?: b
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
-async function connectEmbedded(dataDir: string, preparedStatements: boolean, owner: NonNullable<ConnectOptions['owner']>): Promise<DatabaseHandle> {
+async function connectEmbedded(
+  dataDir: string,
+  preparedStatements: boolean,
+  owner: NonNullable<ConnectOptions['owner']>,
+  seedFolder: string | null,
+): Promise<DatabaseHandle> {
   const lock = acquireDataDirLock(dataDir, owner);
   try {
-    const { pglite, pgConfig } = await openPglite(dataDir);
+    const { pglite, pgConfig, seeded } = await openPglite(dataDir, seedFolder);
     // PGlite is single-connection: one pooled client, queries queue behind each other.
     const pool = new pg.Pool({ ...pgConfig, Client: preparedStatements ? PreparingClient : pg.Client, max: 1 } as pg.PoolConfig);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -107,6 +121,7 @@ async function connectEmbedded(dataDir: string, preparedStatements: boolean, own
       db,
       readDb: db,
       kind: 'embedded',
+      seeded,
       lock,
       close: async () => {
         try {
@@ -140,13 +155,26 @@ async function initializeFolder(dataDir: string, create: (folder: string) => Pro
   fs.rmSync(staging, { recursive: true, force: true });
 }
 
-async function openPglite(dataDir: string) {
+/** Files of an embedded folder that belong to the process that had it open: never part of a copy. */
+const PROCESS_FILES = new Set([LOCK_FILE_NAME, 'postmaster.pid']);
+
+/** Copies a closed folder's database files (not its lock or pid file) into `folder`. */
+function copyFolder(from: string, folder: string): Promise<{ close(): Promise<void> }> {
+  fs.cpSync(from, folder, { recursive: true, filter: (source) => !PROCESS_FILES.has(path.basename(source)) || path.dirname(source) !== from });
+  return Promise.resolve({ close: async () => undefined });
+}
+
+async function openPglite(dataDir: string, seedFolder: string | null) {
   const { PGlite } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const { vector } = await import('@electric-sql/pglite-pgvector');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const existed = fs.existsSync(path.join(dataDir, 'PG_VERSION'));
-  if (!existed) await initializeFolder(dataDir, (folder) => PGlite.create(folder, { extensions: { vector, pg_trgm } }));
+  const seeded = !existed && seedFolder !== null;
+  if (!existed)
+    await initializeFolder(dataDir, (folder) =>
+      seedFolder ? copyFolder(seedFolder, folder) : PGlite.create(folder, { extensions: { vector, pg_trgm } }),
+    );
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     if (!existed) return;
@@ -161,7 +189,7 @@ async function openPglite(dataDir: string) {
     const pglite = await Promise.race([opening, timeout]);
     // A folder PGlite half-opens answers its first query with an abort: check before anyone relies on it.
     await Promise.race([pglite.query('SELECT 1'), timeout]);
-    return { pglite, pgConfig: createPgConfig(pglite) };
+    return { pglite, pgConfig: createPgConfig(pglite), seeded };
   } catch (error) {
     opening.then((p) => p.close()).catch(() => undefined);
     if (error instanceof EmbeddedDatabaseBrokenError) throw error;

@@ -20,6 +20,8 @@ beforeAll(async () => {
     dataDir,
     logLevel: 'silent',
     loadDemoCorpus: true,
+    // The loading path itself: the prepared demo database (prepared-demo-database.test.ts) would skip it.
+    preparedDemoDatabase: false,
     crawl: { ...loadConfig().crawl, schedulerEnabled: false },
   });
   let probing: Promise<void> = Promise.resolve();
@@ -62,6 +64,7 @@ describe('first start on the embedded database', () => {
 
   it('is ready with the whole demo corpus indexed and searchable', async () => {
     expect((await fetch(`${registry!.url}/readyz`)).status).toBe(200);
+    expect(registry!.ctx.database.seeded).toBe(false);
     const res = await fetch(`${registry!.url}/search`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

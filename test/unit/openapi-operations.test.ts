@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { OPENAPI_PATH } from '../../src/http/openapi';
+import { createOpenApiBackend, OPENAPI_PATH } from '../../src/http/openapi';
 import { operationHandlers } from '../../src/http/handlers';
 
 describe('OpenAPI operations', () => {
@@ -21,6 +21,20 @@ describe('OpenAPI operations', () => {
     expect(doc.paths['/agents/{identifier}'].get.operationId).toBe('getArdEntry');
   });
 });
+
+describe('the document the server routes and validates by', () => {
+  it('is valid OpenAPI (the server starts in quick mode and does not check it itself)', async () => {
+    const api = createOpenApiBackend();
+    await api.init();
+    expect(() => api.validateDefinition()).not.toThrow();
+    expect(api.getOperations().length).toBe(operationIdsOf().length);
+  });
+});
+
+function operationIdsOf(): string[] {
+  const doc = YAML.parse(fs.readFileSync(OPENAPI_PATH, 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+  return Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op.operationId ? [op.operationId] : [])));
+}
 
 describe('the served document extends ARD 0.5.0 without changing it', () => {
   type Doc = {
