@@ -351,8 +351,12 @@ class CrawlSession {
     const tried: string[] = [];
     const absent = (fetched: Fetched) =>
       fetched.kind === 'http-error' && fetched.status >= 400 && fetched.status < 500 && fetched.status !== 429;
+    const asked = new Set<string>();
     const firstPresent = async (list: Array<{ url: string; via: DiscoveryMechanism }>) => {
       for (const candidate of list) {
+        // A DNS record may name a path already tried (an SVCB record for the domain itself, without a path).
+        if (asked.has(candidate.url)) continue;
+        asked.add(candidate.url);
         const fetched = await this.fetchAllowed(candidate.url, false, true);
         if (!absent(fetched)) return { fetched, via: candidate.via };
         tried.push(`${candidate.url} (${fetched.status === ROBOTS_REFUSED ? 'disallowed by robots.txt' : `HTTP ${fetched.status}`})`);
@@ -367,7 +371,7 @@ class CrawlSession {
       return absent(companion) ? root : { ...root, companion: this.rootFrom(companion, 'well-known', locationHost).fetched };
     }
     // A DNS failure (timeout, SERVFAIL, a malformed answer) ends the crawl like a 5xx: never another catalog instead.
-    let dnsTried = 'DNS discovery (off)';
+    let dnsTried = this.deps.dns ? 'no DNS discovery for an IP address or a one-label name' : 'no DNS discovery (CRAWL_DNS_DISCOVERY=false)';
     if (this.deps.dns && hasDnsName(location.url.hostname)) {
       const lookup = await lookupDnsCandidates(this.deps.dns, location.url, this.signal);
       const named = await firstPresent(lookup.candidates);
