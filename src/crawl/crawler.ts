@@ -371,7 +371,9 @@ class CrawlSession {
       return absent(companion) ? root : { ...root, companion: this.rootFrom(companion, 'well-known', locationHost).fetched };
     }
     // A DNS failure (timeout, SERVFAIL, a malformed answer) ends the crawl like a 5xx: never another catalog instead.
-    let dnsTried = this.deps.dns ? 'no DNS discovery for an IP address or a one-label name' : 'no DNS discovery (CRAWL_DNS_DISCOVERY=false)';
+    let dnsTried = this.deps.dns
+      ? 'no DNS discovery for an IP address or a one-label name'
+      : 'no DNS discovery (CRAWL_DNS_DISCOVERY=false)';
     if (this.deps.dns && hasDnsName(location.url.hostname)) {
       const lookup = await lookupDnsCandidates(this.deps.dns, location.url, this.signal);
       const named = await firstPresent(lookup.candidates);

@@ -115,7 +115,11 @@ function queryOnce(
   const where = `${name} ${type === SVCB_TYPE_NAME ? 'SVCB' : type} from ${server.host}:${server.port}`;
   return new Promise((resolve, reject) => {
     const socket = dgram.createSocket(isIP(server.host) === 6 ? 'udp6' : 'udp4');
+    let done = false;
     const finish = (error: Error | null, answers?: dnsPacket.Answer[]) => {
+      // Once: a send callback or a late datagram may follow the answer, the deadline or an abort.
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       socket.close();

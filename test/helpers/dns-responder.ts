@@ -16,7 +16,8 @@ export interface SvcbSpec {
   mandatory?: number[];
 }
 
-export type Misbehaviour = 'silent' | 'garbage' | 'oversized' | 'truncated' | 'servfail';
+/** `drop-first`: the first question for the name goes unanswered, later ones are answered. */
+export type Misbehaviour = 'silent' | 'drop-first' | 'garbage' | 'oversized' | 'truncated' | 'servfail';
 
 export interface DnsResponder {
   server: { host: string; port: number };
@@ -81,6 +82,10 @@ export async function startDnsResponder(): Promise<DnsResponder> {
     const send = (buffer: Buffer) => socket.send(buffer, from.port, from.address);
     const how = misbehaviour.get(name);
     if (how === 'silent') return;
+    if (how === 'drop-first') {
+      misbehaviour.delete(name);
+      return;
+    }
     if (how === 'garbage') {
       const junk = Buffer.alloc(40, 0xff);
       message.copy(junk, 0, 0, 2);

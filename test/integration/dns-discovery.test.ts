@@ -7,7 +7,7 @@
 import type { CatalogEntry } from '../../src/catalog/catalog-entry';
 import { getLiveEntry } from '../../src/catalog/entry-repository';
 import { createWebCrawler, upsertSource, type CrawlReport } from '../../src/crawl';
-import { createAddressPolicy, createHttpClient, OutboundError } from '../../src/outbound';
+import { createAddressPolicy, createDnsClient, createHttpClient, OutboundError } from '../../src/outbound';
 import { startDnsResponder, type DnsResponder } from '../helpers/dns-responder';
 import { fakeEmbedder } from '../helpers/fake-embedder';
 import { crawlPublisher, createTestCrawlClient, startPublisherServer, type PublisherServer } from '../helpers/publisher-server';
@@ -182,5 +182,24 @@ describe('DNS discovery (ARD v0.9 §6.1, v0.91 §5.1)', () => {
       discoveredVia: 'dns-svcb',
       counts: { added: 1 },
     });
+  });
+});
+
+describe('the DNS client (src/outbound/dns-client.ts)', () => {
+  it('asks again when an answer is lost, up to CRAWL_DNS_TRIES attempts, and stops when the crawl is aborted', async () => {
+    const name = recordName('retry.test');
+    dns.svcb(name, [{ priority: 1, target: '.', path: '/r.json' }]);
+    dns.misbehave(name, 'drop-first');
+    const once = createDnsClient({ server: dns.server, timeoutMs: 200, tries: 1 });
+    await expect(once.svcb(name)).rejects.toMatchObject({ code: 'TIMEOUT' });
+    dns.misbehave(name, 'drop-first');
+    const twice = createDnsClient({ server: dns.server, timeoutMs: 200, tries: 2 });
+    expect((await twice.svcb(name)).map((r) => [r.priority, r.target, r.params.get(65280)?.toString()])).toEqual([[1, '.', '/r.json']]);
+    dns.misbehave(name, 'silent');
+    const stop = new AbortController();
+    const pending = createDnsClient({ server: dns.server, timeoutMs: 60_000, tries: 1 }).svcb(name, stop.signal);
+    stop.abort(new Error('registry stopping'));
+    await expect(pending).rejects.toThrow('registry stopping');
+    dns.misbehave(name, null);
   });
 });
