@@ -5,6 +5,8 @@ module.exports = async () => {
   // Suites needing a service that is not there (PostgreSQL, Redis, the ONNX runtime) are left out with one
   // line saying how to provide it; under CI_REQUIRE_ALL=1 a missing service fails the run instead.
   const unavailable = await checkTestRequirements();
+  // Tests never ask the machine's DNS resolver: the DNS discovery suite turns it on with a loopback responder.
+  process.env.CRAWL_DNS_DISCOVERY ??= 'false';
   return {
     // Node's environment with the main realm's typed arrays: onnxruntime-node (the bundled model's runtime) needs them.
     testEnvironment: '<rootDir>/test/helpers/native-typed-arrays-environment.js',

@@ -172,6 +172,45 @@ export async function runConformance(baseUrl: string, http: HttpClient): Promise
     for (const b of buckets)
       expect(typeof b.value === 'string' && (b.count === undefined || Number.isInteger(b.count)), 'a bucket without value');
   });
+  // §5.3.1 "Term resolution": a key naming a term resolves to its IRI through the base context plus the
+  // query's @context; §5.3.3: a facet field has the same syntax as a filter key.
+  const ardContext = { ard: 'https://agenticresourcediscovery.org/ns#' };
+  await check(
+    'v0.91 §5.3.1',
+    'MUST',
+    "a filter key given as a compact IRI under query['@context'] means the term it resolves to",
+    async () => {
+      const type = firstResult?.type ?? known?.type;
+      if (!type) return 'skip';
+      const plain = await call('POST', 'search', { query: { text: sample, filter: { type } }, federation: 'none' });
+      const compact = await call('POST', 'search', {
+        query: { '@context': ardContext, text: sample, filter: { 'ard:type': type } },
+        federation: 'none',
+      });
+      expect(compact.status === 200, `HTTP ${compact.status} ${JSON.stringify(compact.body)?.slice(0, 200)}`);
+      const ids = (body: any) => JSON.stringify((body?.results ?? []).map((r: any) => r.identifier));
+      expect(ids(compact.body) === ids(plain.body), `filter 'ard:type' matched ${ids(compact.body)}, 'type' ${ids(plain.body)}`);
+    },
+  );
+  await check(
+    'v0.91 §5.3.3',
+    'MUST',
+    'a facet field given as a compact IRI resolves like a filter key (or 501 for no explore)',
+    async () => {
+      const plain = await call('POST', 'explore', { query: {}, resultType: { facets: [{ field: 'type', limit: 5 }] } });
+      if (plain.status === 501) return;
+      const compact = await call('POST', 'explore', {
+        query: { '@context': ardContext },
+        resultType: { facets: [{ field: 'ard:type', limit: 5 }] },
+      });
+      expect(compact.status === 200, `HTTP ${compact.status} ${JSON.stringify(compact.body)?.slice(0, 200)}`);
+      const buckets = JSON.stringify(compact.body?.facets?.['ard:type']?.buckets);
+      expect(
+        buckets === JSON.stringify(plain.body?.facets?.type?.buckets),
+        `'ard:type' buckets ${buckets?.slice(0, 200)} differ from 'type'`,
+      );
+    },
+  );
   await check('v0.91 §5.3.5', 'MUST', 'GET /agents lists entries with a filter expression (or 501 when not implemented)', async () => {
     const res = await call('GET', `agents?pageSize=2&filter=${encodeURIComponent('type = application/ai-registry+json')}`);
     if (res.status === 501) return;

@@ -1,6 +1,7 @@
 // The only reader of process.env. `readEnv()` only reads; `envToConfig()` applies defaults and
 // rejects bad values with a message naming the variable, so a misconfigured registry fails at start.
 // Each variable is one line of ENV_SCHEMA (zod): how it parses, its default and its bounds.
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -118,6 +119,30 @@ export interface CrawlConfig {
   schedulerEnabled: boolean;
   /** How often the scheduler looks for due sources, in ms. */
   pollMs: number;
+  /** DNS discovery of a domain's entry source (SVCB, then TXT; docs/ingestion.md). */
+  dns: {
+    enabled: boolean;
+    /** The resolver asked; null: the system's first (/etc/resolv.conf). */
+    resolver: DnsServer | null;
+    /** Deadline of one query attempt, in ms. */
+    timeoutMs: number;
+    /** Attempts per query when no answer arrives. */
+    tries: number;
+  };
+}
+
+/** A DNS server: an IPv4 or IPv6 address and a UDP port. */
+export interface DnsServer {
+  host: string;
+  port: number;
+}
+
+/** `host:port`, `[v6]:port` or a bare address (port 53), host an IP address; null otherwise. The form of node:dns getServers(). */
+export function parseDnsServer(text: string): DnsServer | null {
+  const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(text) ?? (isIP(text) === 6 ? [text, text] : /^([^:]+)(?::(\d+))?$/.exec(text));
+  if (!match || isIP(match[1]) === 0) return null;
+  const port = match[2] === undefined ? 53 : Number(match[2]);
+  return Number.isInteger(port) && port > 0 && port < 65536 ? { host: match[1], port } : null;
 }
 
 /**
@@ -220,6 +245,23 @@ const typeWeights = () =>
     })
     .default(() => ({ ...DEFAULT_SEARCH_TYPE_WEIGHTS }));
 
+/** CRAWL_DNS_RESOLVER: `address:port` of the DNS server discovery asks; unset: the system's. */
+const dnsServer = () =>
+  z
+    .string()
+    .transform((raw, ctx): DnsServer => {
+      const server = parseDnsServer(raw.trim());
+      if (server) return server;
+      ctx.issues.push({
+        code: 'custom',
+        message: `must be an IP address with an optional port (10.0.0.53:53, [::1]:5353); got '${raw}'`,
+        input: raw,
+      });
+      return z.NEVER;
+    })
+    .nullable()
+    .default(null);
+
 /** PORTAL_FACETS: comma-separated facet field paths (`type,tags,metadata.transport`); POST /explore judges each. */
 const portalFacets = () =>
   z
@@ -287,6 +329,10 @@ const ENV_SCHEMA = z
     CRAWL_CONCURRENCY: integer(2, 1, 64),
     CRAWL_SCHEDULER: flag().default(true),
     CRAWL_POLL_MS: integer(15000, 50, 3600000),
+    CRAWL_DNS_DISCOVERY: flag().default(true),
+    CRAWL_DNS_RESOLVER: dnsServer(),
+    CRAWL_DNS_TIMEOUT_MS: integer(2000, 50, 60000),
+    CRAWL_DNS_TRIES: integer(2, 1, 5),
     SEARCH_TYPE_WEIGHTS: typeWeights(),
     SEARCH_SYNONYMS_FILE: optionalPath(),
     SEARCH_RELATED_WORDS_FILE: optionalPath(),
@@ -358,6 +404,7 @@ export function envToConfig(env: Env): RegistryConfig {
       concurrency: e.CRAWL_CONCURRENCY,
       schedulerEnabled: e.CRAWL_SCHEDULER,
       pollMs: e.CRAWL_POLL_MS,
+      dns: { enabled: e.CRAWL_DNS_DISCOVERY, resolver: e.CRAWL_DNS_RESOLVER, timeoutMs: e.CRAWL_DNS_TIMEOUT_MS, tries: e.CRAWL_DNS_TRIES },
     },
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     redisUrl: e.REDIS_URL,

@@ -10,7 +10,7 @@ export type CrawlStatus =
   /** Discovery or the root catalog failed (or a limit was exceeded): nothing was changed. */
   | 'failed';
 
-export type DiscoveryMechanism = 'url' | 'well-known' | 'ard.json' | 'agentmap' | 'html-link';
+export type DiscoveryMechanism = 'url' | 'well-known' | 'ard.json' | 'agentmap' | 'dns-svcb' | 'dns-txt' | 'html-link';
 
 export interface CrawledDocument {
   url: string;

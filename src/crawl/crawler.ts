@@ -21,7 +21,15 @@ import { ENTRY_FIELD_LIMITS } from '../catalog/entry-limits';
 import { storableJson, storableText } from '../storable-text';
 import { ManifestInvalidError, validateManifestInTurns, writeEntries, type BindingMode } from '../ingest/ingest-manifest';
 import type { Logger } from '../logger';
-import { fetchRobots, findCatalogLinks, isOutboundError, type HostLimiter, type HttpClient, type RobotsRules } from '../outbound';
+import {
+  fetchRobots,
+  findCatalogLinks,
+  isOutboundError,
+  type DnsClient,
+  type HostLimiter,
+  type HttpClient,
+  type RobotsRules,
+} from '../outbound';
 import {
   MAX_REPORTED_REJECTIONS,
   type CrawledDocument,
@@ -31,6 +39,7 @@ import {
   type RejectedEntry,
 } from './crawl-report';
 import { createCatalogBodyReader, type CatalogBodyReader, type OversizedParts } from './catalog-body';
+import { hasDnsName, lookupDnsCandidates } from './dns-discovery';
 import { hostAuthority, ownershipProblem } from './ownership';
 import { parseSourceLocation } from './source-location';
 import { claimSources, getSource, recordCrawl, releaseLease } from './source-repository';
@@ -46,6 +55,8 @@ export interface CrawlerDeps {
   glossary?: ProductGlossary;
   /** TRUST_BINDING: a trust manifest not bound to its publisher is rejected (default) or stored and flagged. */
   binding?: BindingMode;
+  /** Reads a domain's DNS discovery records (dns-discovery.ts); absent: no DNS discovery. */
+  dns?: DnsClient;
 }
 
 export interface CrawlEvents {
@@ -314,7 +325,8 @@ class CrawlSession {
   /**
    * v0.91 §5.1: a consumer MUST fetch /.well-known/ard.json; the predecessor's ai-catalog.json is read
    * too. When both exist, ard.json is the root and ai-catalog.json its companion; an identifier both
-   * list is taken from ard.json (readManifest). <link rel="ard"> and rel="ai-catalog" are both followed.
+   * list is taken from ard.json (readManifest). Then Agentmap lines, then the domain's DNS records
+   * (dns-discovery.ts), then <link rel="ard"> and rel="ai-catalog", both followed.
    */
   private async discover(): Promise<{ fetched: Fetched; via: DiscoveryMechanism; authorities: Set<string>; companion?: Fetched }> {
     const location = parseSourceLocation(this.source.location);
@@ -339,16 +351,35 @@ class CrawlSession {
     const tried: string[] = [];
     const absent = (fetched: Fetched) =>
       fetched.kind === 'http-error' && fetched.status >= 400 && fetched.status < 500 && fetched.status !== 429;
-    for (const [i, candidate] of candidates.entries()) {
-      const fetched = await this.fetchAllowed(candidate.url, false, true);
-      if (absent(fetched)) {
+    const asked = new Set<string>();
+    const firstPresent = async (list: Array<{ url: string; via: DiscoveryMechanism }>) => {
+      for (const candidate of list) {
+        // A DNS record may name a path already tried (an SVCB record for the domain itself, without a path).
+        if (asked.has(candidate.url)) continue;
+        asked.add(candidate.url);
+        const fetched = await this.fetchAllowed(candidate.url, false, true);
+        if (!absent(fetched)) return { fetched, via: candidate.via };
         tried.push(`${candidate.url} (${fetched.status === ROBOTS_REFUSED ? 'disallowed by robots.txt' : `HTTP ${fetched.status}`})`);
-        continue;
       }
-      const root = this.rootFrom(fetched, candidate.via, locationHost);
-      if (i > 0) return root;
+      return null;
+    };
+    const found = await firstPresent(candidates);
+    if (found) {
+      const root = this.rootFrom(found.fetched, found.via, locationHost);
+      if (found.via !== 'ard.json') return root;
       const companion = await this.fetchAllowed(candidates[1].url, false, true);
       return absent(companion) ? root : { ...root, companion: this.rootFrom(companion, 'well-known', locationHost).fetched };
+    }
+    // A DNS failure (timeout, SERVFAIL, a malformed answer) ends the crawl like a 5xx: never another catalog instead.
+    let dnsTried = this.deps.dns
+      ? 'no DNS discovery for an IP address or a one-label name'
+      : 'no DNS discovery (CRAWL_DNS_DISCOVERY=false)';
+    if (this.deps.dns && hasDnsName(location.url.hostname)) {
+      const lookup = await lookupDnsCandidates(this.deps.dns, location.url, this.signal);
+      const named = await firstPresent(lookup.candidates);
+      if (named) return this.rootFrom(named.fetched, named.via, locationHost);
+      const none = lookup.candidates.length === 0 ? ': no SVCB or TXT record naming a catalog' : '';
+      dnsTried = `the DNS records of ${lookup.name}${none}${lookup.skipped.length > 0 ? ` (${lookup.skipped.join('; ')})` : ''}`;
     }
     const page = await this.fetchAllowed(`${origin}/`, true, true);
     if (page.kind === 'html') {
@@ -357,7 +388,7 @@ class CrawlSession {
     }
     throw new CrawlAbort(
       `no catalog found for ${this.source.location}: tried ${tried.join(', ') || 'nothing allowed'}, Agentmap lines in robots.txt, ` +
-        `and <link rel="ard"> or <link rel="ai-catalog"> on ${origin}/ (DNS discovery is not implemented)`,
+        `${dnsTried}, and <link rel="ard"> or <link rel="ai-catalog"> on ${origin}/`,
     );
   }
 

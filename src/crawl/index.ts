@@ -5,7 +5,7 @@ import type { RegistryConfig } from '../config';
 import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import type { Logger } from '../logger';
-import { createHostLimiter, createHttpClient, HTTP_CLIENT_DEFAULTS, type HttpClient } from '../outbound';
+import { createDnsClient, createHostLimiter, createHttpClient, HTTP_CLIENT_DEFAULTS, type DnsClient, type HttpClient } from '../outbound';
 import { createCrawler, type Crawler } from './crawler';
 
 export { createCrawler, CRAWL_LEASE_SECONDS } from './crawler';
@@ -13,6 +13,7 @@ export type { Crawler, CrawlEvents, CrawlOptions } from './crawler';
 export type { CrawlReport, CrawledDocument, CrawlStatus, RejectedEntry } from './crawl-report';
 export { startCrawlScheduler, type CrawlScheduler } from './scheduler';
 export { parseSourceLocation } from './source-location';
+export { DNS_ENTRIES_LABEL, SVCB_PATH_KEY } from './dns-discovery';
 export * from './source-repository';
 
 /** The crawler's HTTP client: the configured User-Agent, body cap, deadlines and address policy. */
@@ -27,6 +28,12 @@ export function createCrawlHttpClient(config: RegistryConfig): HttpClient {
     headersTimeoutMs: phase(HTTP_CLIENT_DEFAULTS.headersTimeoutMs),
     bodyTimeoutMs: phase(HTTP_CLIENT_DEFAULTS.bodyTimeoutMs),
   });
+}
+
+/** The DNS client of DNS discovery (CRAWL_DNS_*); null when CRAWL_DNS_DISCOVERY is off. */
+export function createCrawlDnsClient(config: RegistryConfig): DnsClient | null {
+  const dns = config.crawl.dns;
+  return dns.enabled ? createDnsClient({ server: dns.resolver, timeoutMs: dns.timeoutMs, tries: dns.tries }) : null;
 }
 
 /** The crawler with its own HTTP client and politeness limiter; `close()` releases both. */
@@ -44,6 +51,7 @@ export function createWebCrawler(
     logger: deps.logger,
     glossary: deps.glossary,
     binding: deps.config.trustBinding,
+    dns: createCrawlDnsClient(deps.config) ?? undefined,
   });
   return {
     ...crawler,

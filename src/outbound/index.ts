@@ -29,3 +29,5 @@ export type { HostLimiter, HostLimiterOptions } from './host-limiter';
 export { fetchRobots, parseRobots, parseAgentmapLines, ROBOTS_MAX_BYTES } from './robots';
 export type { RobotsRules, RobotsStatus, FetchRobotsOptions } from './robots';
 export { findCatalogLinks, AI_CATALOG_REL, ARD_REL } from './catalog-links';
+export { createDnsClient, readSvcbData, DnsQueryError, DNS_MAX_ANSWER_BYTES } from './dns-client';
+export type { DnsClient, DnsClientOptions, SvcbRecord } from './dns-client';

@@ -22,7 +22,10 @@ export const DEFAULT_MIN_COUNT = 1;
 export const MAX_FACETS = 20;
 
 export interface FacetRequest {
+  /** A field path, or a namespaced term's absolute IRI (query-context.ts resolves what the client wrote). */
   field: string;
+  /** The key the facet is answered under: the field as the client wrote it (`okf:taxonomy`); default `field`. */
+  name?: string;
   limit?: number;
   minCount?: number;
 }
@@ -59,6 +62,7 @@ export interface ExploreDeps {
 
 interface CheckedFacet {
   field: string;
+  name: string;
   limit: number;
   minCount: number;
 }
@@ -66,13 +70,16 @@ interface CheckedFacet {
 export function checkFacets(facets: FacetRequest[]): CheckedFacet[] {
   if (facets.length > MAX_FACETS)
     throw new InvalidArgumentError(`resultType.facets has ${facets.length} facets; at most ${MAX_FACETS} are allowed`);
-  const seen = new Set<string>();
+  const seen = new Map<string, string>();
   return facets.map((facet, i) => {
     const where = `resultType.facets[${i}]`;
+    const name = facet.name ?? facet.field;
     checkFieldPath(facet.field, `${where}.field`);
-    if (seen.has(facet.field))
-      throw new InvalidArgumentError(`${where}.field '${facet.field}' is requested twice; ask for each field once`);
-    seen.add(facet.field);
+    const earlier = seen.get(facet.field);
+    if (earlier === name) throw new InvalidArgumentError(`${where}.field '${name}' is requested twice; ask for each field once`);
+    if (earlier !== undefined)
+      throw new InvalidArgumentError(`${where}.field '${name}' and '${earlier}' both name '${facet.field}'; ask for it once`);
+    seen.set(facet.field, name);
     const limit = facet.limit ?? DEFAULT_FACET_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FACET_LIMIT) {
       throw new InvalidArgumentError(`${where}.limit must be an integer from 1 to ${MAX_FACET_LIMIT}; got ${facet.limit}`);
@@ -81,7 +88,7 @@ export function checkFacets(facets: FacetRequest[]): CheckedFacet[] {
     if (!Number.isInteger(minCount) || minCount < 1 || minCount > 2_147_483_647) {
       throw new InvalidArgumentError(`${where}.minCount must be a positive integer; got ${facet.minCount}`);
     }
-    return { field: facet.field, limit, minCount };
+    return { field: facet.field, name, limit, minCount };
   });
 }
 
@@ -93,7 +100,7 @@ export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): P
 
   const matches = text === undefined ? null : await deps.matches(text, filter);
   if (matches !== null && matches.length === 0)
-    return { resultType: 'facets', facets: Object.fromEntries(facets.map((f) => [f.field, { buckets: [] }])) };
+    return { resultType: 'facets', facets: Object.fromEntries(facets.map((f) => [f.name, { buckets: [] }])) };
 
   // Two sources of (entry, value) pairs. The standard facet fields come from the facet tables of
   // db/migrations/0005_facets.sql, kept exact by triggers on `entries`: with neither text nor filter,
@@ -175,10 +182,10 @@ export async function exploreRegistry(deps: ExploreDeps, input: ExploreInput): P
   });
 
   const out: Record<string, FacetResult> = {};
-  for (const facet of facets) out[facet.field] = { buckets: [] };
+  for (const facet of facets) out[facet.name] = { buckets: [] };
   const sorted = [...result.rows].sort((a, b) => a.facet - b.facet || Number(a.rank ?? Infinity) - Number(b.rank ?? Infinity));
   for (const row of sorted) {
-    const target = out[facets[row.facet].field];
+    const target = out[facets[row.facet].name];
     if (row.value === null) target.otherCount = Number(row.count);
     else target.buckets.push({ value: row.value, count: Number(row.count) });
   }

@@ -4,7 +4,8 @@
 // (`okf:taxonomy` -> `https://openknowledgeformat.org/ns#taxonomy`), which query-filter.ts matches
 // against each entry's own `@context`, whatever prefix the entry chose. Keys without a bound prefix are
 // unchanged, so a 0.5.0 query (no `@context`) means what it always did. Only the leading segment of a
-// dot-path is a term; the rest is a literal JSON path (§5.3.1 "non-expanded members").
+// dot-path is a term; the rest is a literal JSON path (§5.3.1 "non-expanded members"). POST /explore's
+// facet fields use the same syntax as filter keys (§5.3.3) and are resolved the same way.
 import { InvalidArgumentError } from '../errors';
 import type { QueryFilter } from './query-filter';
 
@@ -56,7 +57,7 @@ export function resolveFilterKeys(filter: QueryFilter | undefined, context: unkn
   if (!filter) return filter;
   const out: QueryFilter = {};
   for (const [key, values] of Object.entries(filter)) {
-    const resolved = resolveKey(key, bindings);
+    const resolved = resolveKey(key, bindings, `query.filter key '${key}'`);
     if (Object.hasOwn(out, resolved))
       throw new InvalidArgumentError(`query.filter keys '${key}' and another key both resolve to '${resolved}'; give it once`);
     out[resolved] = values;
@@ -64,8 +65,22 @@ export function resolveFilterKeys(filter: QueryFilter | undefined, context: unkn
   return out;
 }
 
-function resolveKey(key: string, bindings: Map<string, string>): string {
-  if (isIriKey(key)) return fromIri(key, key);
+/**
+ * The facets with each `field` resolved through `context` like a filter key (ARD v0.91 §5.3.3: "same
+ * syntax as filter keys"), each answered under the name the client asked for (`name`). 400 as for filter keys.
+ */
+export function resolveFacetFields<F extends { field: string; name?: string }>(facets: F[], context: unknown): F[] {
+  const bindings = readQueryContext(context);
+  return facets.map((facet, i) => {
+    if (typeof facet.field !== 'string') return facet;
+    const field = resolveKey(facet.field, bindings, `resultType.facets[${i}].field '${facet.field}'`);
+    return field === facet.field ? facet : { ...facet, field, name: facet.field };
+  });
+}
+
+/** `what` names the key in a message: "query.filter key 'okf:x'", "resultType.facets[0].field 'okf:x'". */
+function resolveKey(key: string, bindings: Map<string, string>, what: string): string {
+  if (isIriKey(key)) return fromIri(key, what);
   const dot = key.indexOf('.');
   const term = dot < 0 ? key : key.slice(0, dot);
   const rest = dot < 0 ? '' : key.slice(dot);
@@ -77,23 +92,21 @@ function resolveKey(key: string, bindings: Map<string, string>): string {
     const prefix = term.slice(0, colon);
     const base = bindings.get(prefix);
     if (base === undefined)
-      throw new InvalidArgumentError(
-        `query.filter key '${key}': the prefix '${prefix}' is not bound in query['@context'] (ARD v0.91 §5.3.1)`,
-      );
+      throw new InvalidArgumentError(`${what}: the prefix '${prefix}' is not bound in query['@context'] (ARD v0.91 §5.3.1)`);
     iri = base + term.slice(colon + 1);
   }
   if (iri === undefined) return key;
-  const resolved = fromIri(iri, key);
+  const resolved = fromIri(iri, what);
   if (resolved === iri && rest !== '') {
-    throw new InvalidArgumentError(`query.filter key '${key}': paths under a namespaced term are not supported; filter on the term itself`);
+    throw new InvalidArgumentError(`${what}: paths under a namespaced term are not supported; name the term itself`);
   }
   return resolved === iri ? iri : `${resolved}${rest}`;
 }
 
 /** A term of the ARD namespace is its core name; any other IRI stays absolute. */
-function fromIri(iri: string, key: string): string {
+function fromIri(iri: string, what: string): string {
   if (!iri.startsWith(ARD_NAMESPACE)) return iri;
   const term = iri.slice(ARD_NAMESPACE.length);
-  if (term === '') throw new InvalidArgumentError(`query.filter key '${key}' resolves to the ARD namespace itself, not a term`);
+  if (term === '') throw new InvalidArgumentError(`${what} resolves to the ARD namespace itself, not a term`);
   return term;
 }

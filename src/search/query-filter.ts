@@ -84,8 +84,8 @@ export function normaliseFilter(filter: QueryFilter | undefined): NormalisedFilt
  * (a filter key, a facet field).
  */
 export function checkFieldPath(path: string, what = 'query.filter key'): void {
-  // A namespaced term resolved to its IRI (query-context.ts): matched through each entry's @context.
-  if (isIriKey(path) && what === 'query.filter key') {
+  // A namespaced term resolved to its IRI (query-context.ts): read through each entry's @context.
+  if (isIriKey(path)) {
     if (path.length > MAX_VALUE_LENGTH || /[\s"<>{}|\\^`]/.test(path))
       throw new InvalidArgumentError(`${what} '${path.slice(0, 200)}' is not an IRI`);
     return;
@@ -138,21 +138,27 @@ function verificationSql(path: string): RawBuilder<string | null> {
 }
 
 /**
- * An entry has the term IRI `iri` when it uses it as a key, or a key `p:local` (or a term `t`) that its own
- * `@context` (an object, or objects in an array) binds so that it expands to `iri` (ARD v0.91 §4.1, §5.3.1).
+ * The values entry `e` has for the term IRI `iri`, one jsonb per key that carries it: the IRI itself used as
+ * a key, or a key `p:local` (or a term `t`) that the entry's own `@context` (an object, or objects in an
+ * array) binds so that it expands to `iri` (ARD v0.91 §4.1, §5.3.1). A column `v`; NULL where a key is absent.
  */
-function namespacedTermCondition(iri: string, values: string[]): RawBuilder<SqlBool> {
-  const vals = JSON.stringify({ vals: jsonCandidates(values) });
-  const matches = (value: RawBuilder<unknown>) =>
-    sql<SqlBool>`coalesce(jsonb_path_exists(${value}, '$ ? (@ == $vals[*])'::jsonpath, ${vals}::jsonb), false)`;
-  return sql<SqlBool>`(${matches(sql`e.entry -> ${iri}::text`)} OR EXISTS (
-    SELECT 1
+function namespacedTermValuesSql(iri: string): RawBuilder<unknown> {
+  return sql`SELECT e.entry -> ${iri}::text AS v
+    UNION ALL
+    SELECT k.v
     FROM jsonb_array_elements(CASE jsonb_typeof(e.entry -> '@context') WHEN 'array' THEN e.entry -> '@context'
                                 WHEN 'object' THEN jsonb_build_array(e.entry -> '@context') ELSE '[]'::jsonb END) AS c(ctx)
     CROSS JOIN LATERAL jsonb_each(CASE jsonb_typeof(c.ctx) WHEN 'object' THEN c.ctx ELSE '{}'::jsonb END) AS b(term, bound)
-    WHERE jsonb_typeof(b.bound) = 'string' AND starts_with(${iri}::text, b.bound #>> '{}')
-      AND (${matches(sql`e.entry -> (b.term || ':' || substr(${iri}::text, length(b.bound #>> '{}') + 1))`)}
-           OR (b.bound #>> '{}' = ${iri}::text AND ${matches(sql`e.entry -> b.term`)}))))`;
+    CROSS JOIN LATERAL (VALUES (e.entry -> (b.term || ':' || substr(${iri}::text, length(b.bound #>> '{}') + 1))),
+                               (CASE WHEN b.bound #>> '{}' = ${iri}::text THEN e.entry -> b.term END)) AS k(v)
+    WHERE jsonb_typeof(b.bound) = 'string' AND starts_with(${iri}::text, b.bound #>> '{}')`;
+}
+
+/** An entry matches when any value of the term (any element of an array value) is one of `values`. */
+function namespacedTermCondition(iri: string, values: string[]): RawBuilder<SqlBool> {
+  const vals = JSON.stringify({ vals: jsonCandidates(values) });
+  return sql<SqlBool>`EXISTS (SELECT 1 FROM (${namespacedTermValuesSql(iri)}) AS t(v)
+    WHERE coalesce(jsonb_path_exists(t.v, '$ ? (@ == $vals[*])'::jsonpath, ${vals}::jsonb), false))`;
 }
 
 function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
@@ -194,6 +200,11 @@ export function isMultiValuedField(path: string): boolean {
  * Columns and metadata need no subquery per row, which is what most of the cost would be.
  */
 export function fieldValuesArraySql(path: string): RawBuilder<string[]> {
+  if (isIriKey(path)) {
+    return sql`ARRAY(SELECT j.item #>> '{}' FROM (${namespacedTermValuesSql(path)}) AS t(v)
+      CROSS JOIN LATERAL jsonb_path_query(t.v, 'lax $[*]'::jsonpath) AS j(item)
+      WHERE jsonb_typeof(j.item) IN ('string', 'number', 'boolean'))`;
+  }
   if (Object.hasOwn(VERIFICATION_FIELDS, path)) return sql`array_remove(ARRAY[${verificationSql(path)}]::text[], NULL)`;
   const segments = path.split('.');
   const column = columnField(segments[0]);

@@ -2,6 +2,9 @@
 // and a crawl HTTP client whose resolver maps only the names given to 127.0.0.1 (nothing else resolves).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Kysely } from 'kysely';
+import { upsertSource, type Crawler, type CrawlReport } from '../../src/crawl';
+import type { Database } from '../../src/db/schema';
 import { createHttpClient, OutboundError, type HttpClient } from '../../src/outbound';
 
 export type Route = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -78,4 +81,14 @@ export function createTestCrawlClient(
       return [{ address: '127.0.0.1', family: 4 }];
     },
   });
+}
+
+/** Registers `host`'s origin on `server` as a source (discovered like a domain) and crawls it now. */
+export async function crawlPublisher(
+  ctx: { db: Kysely<Database>; crawler: Crawler },
+  server: PublisherServer,
+  host: string,
+): Promise<CrawlReport> {
+  const { row } = await upsertSource(ctx.db, { location: `${server.origin(host)}/`, intervalSeconds: 3600 });
+  return ctx.crawler.crawlNow(String(row.id));
 }

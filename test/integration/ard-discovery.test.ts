@@ -4,10 +4,10 @@
  * `<link rel="ard">` on the home page is followed.
  */
 import type { CatalogEntry } from '../../src/catalog/catalog-entry';
-import { upsertSource, type CrawlReport } from '../../src/crawl';
+import type { CrawlReport } from '../../src/crawl';
 import { getLiveEntry } from '../../src/catalog/entry-repository';
 import { fakeEmbedder } from '../helpers/fake-embedder';
-import { createTestCrawlClient, startPublisherServer, type PublisherServer } from '../helpers/publisher-server';
+import { crawlPublisher, createTestCrawlClient, startPublisherServer, type PublisherServer } from '../helpers/publisher-server';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 
 let server: PublisherServer;
@@ -35,10 +35,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function crawl(host: string): Promise<CrawlReport> {
-  const { row } = await upsertSource(registry.ctx.db, { location: `${server.origin(host)}/`, intervalSeconds: 3600 });
-  return registry.ctx.crawler.crawlNow(String(row.id));
-}
+const crawl = (host: string): Promise<CrawlReport> => crawlPublisher(registry.ctx, server, host);
 
 describe('consumer resolution (ARD v0.91 §5.1)', () => {
   it('reads /.well-known/ard.json and /.well-known/ai-catalog.json; ard.json wins an identifier both list', async () => {

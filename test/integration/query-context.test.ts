@@ -1,7 +1,8 @@
 /**
  * Query `@context` and IRI-resolved filter keys (ARD v0.91 §5.3.1): a namespaced filter key matches
  * entries by IRI whatever prefix their author chose; core terms resolve through the base context; a
- * 0.5.0 query without `@context` is unchanged.
+ * 0.5.0 query without `@context` is unchanged. POST /explore's facet fields (§5.3.3: "same syntax as
+ * filter keys") resolve the same way and are answered under the name the client asked for.
  */
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { fakeEmbedder } from '../helpers/fake-embedder';
@@ -88,5 +89,74 @@ describe('query @context (ARD v0.91 §5.3.1)', () => {
     expect(remote.body.message).toContain('does not fetch contexts');
     const plain = await registry.post('/search', { query: { text: 'ledger', filter: { tags: 'finance' } }, federation: 'none' });
     expect(ids(plain.body)).toHaveLength(5);
+  });
+});
+
+describe('IRI-resolved facet fields (ARD v0.91 §5.3.3)', () => {
+  it("answers the spec's request shape with a namespaced facet, counted by IRI whatever prefix entries chose", async () => {
+    // §5.3.3's request (facets type and publisher with limit 50) with §5.3.1's okf context and term.
+    const res = await registry.post('/explore', {
+      query: { '@context': { okf: OKF } },
+      resultType: { facets: [{ field: 'type' }, { field: 'publisher', limit: 50 }, { field: 'okf:taxonomy' }] },
+    });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.facets)).toEqual(['type', 'publisher', 'okf:taxonomy']);
+    // okf-prefix (us-gaap, ifrs), other-prefix and term-defined (us-gaap); not the entry binding okf elsewhere, nor the unbound one.
+    expect(res.body.facets['okf:taxonomy']).toEqual({
+      buckets: [
+        { value: 'us-gaap', count: 3 },
+        { value: 'ifrs', count: 1 },
+      ],
+    });
+    expect(res.body.facets.publisher.buckets).toEqual([{ value: 'vocab.test', count: 5 }]);
+  });
+
+  it('counts what the same key filters on, with text or without, under an absolute IRI or a core term too', async () => {
+    const withText = await registry.post('/explore', {
+      query: { '@context': { kb: OKF }, text: 'ledger', filter: { 'kb:taxonomy': 'ifrs' } },
+      resultType: { facets: [{ field: 'kb:taxonomy' }, { field: 'ard:tags' }] },
+    });
+    expect(withText.status).toBe(400);
+    expect(withText.body.message).toContain("resultType.facets[1].field 'ard:tags': the prefix 'ard' is not bound");
+    const res = await registry.post('/explore', {
+      query: {
+        '@context': { kb: OKF, ard: 'https://agenticresourcediscovery.org/ns#' },
+        text: 'ledger',
+        filter: { 'kb:taxonomy': 'ifrs' },
+      },
+      resultType: { facets: [{ field: 'kb:taxonomy' }, { field: 'ard:tags' }] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.facets).toEqual({
+      'kb:taxonomy': {
+        buckets: [
+          { value: 'ifrs', count: 1 },
+          { value: 'us-gaap', count: 1 },
+        ],
+      },
+      'ard:tags': { buckets: [{ value: 'finance', count: 1 }] },
+    });
+    const absolute = await registry.post('/explore', { resultType: { facets: [{ field: `${OKF}taxonomy`, minCount: 2 }] } });
+    expect(absolute.body.facets[`${OKF}taxonomy`]).toEqual({ buckets: [{ value: 'us-gaap', count: 3 }] });
+  });
+
+  it('answers 400 for a field named twice through two spellings or a path under a namespaced term; 0.5.0 facets are unchanged', async () => {
+    const twice = await registry.post('/explore', {
+      query: { '@context': { ard: 'https://agenticresourcediscovery.org/ns#' } },
+      resultType: { facets: [{ field: 'tags' }, { field: 'ard:tags' }] },
+    });
+    expect(twice.status).toBe(400);
+    expect(twice.body).toEqual({
+      errorCode: 'INVALID_ARGUMENT',
+      message: expect.stringContaining("'ard:tags' and 'tags' both name 'tags'"),
+    });
+    const path = await registry.post('/explore', {
+      query: { '@context': { okf: OKF } },
+      resultType: { facets: [{ field: 'okf:taxonomy.code' }] },
+    });
+    expect(path.status).toBe(400);
+    expect(path.body.message).toContain("resultType.facets[0].field 'okf:taxonomy.code': paths under a namespaced term are not supported");
+    const plain = await registry.post('/explore', { resultType: { facets: [{ field: 'tags' }] } });
+    expect(plain.body).toEqual({ resultType: 'facets', facets: { tags: { buckets: [{ value: 'finance', count: 5 }] } } });
   });
 });

@@ -1,6 +1,6 @@
 // POST /explore (ARD §7.3)
 import type { FacetRequest } from '../../search/explore-service';
-import { resolveFilterKeys } from '../../search/query-context';
+import { resolveFacetFields, resolveFilterKeys } from '../../search/query-context';
 import type { QueryFilter } from '../../search/query-filter';
 import type { Handler } from '../handler';
 
@@ -11,10 +11,11 @@ interface ExploreRequestBody {
 
 export const exploreRegistry: Handler = async (ctx, request) => {
   const body = request.body as ExploreRequestBody;
+  const context = body.query?.['@context'];
   const result = await ctx.search.explore({
     text: body.query?.text,
-    filter: resolveFilterKeys(body.query?.filter, body.query?.['@context']),
-    facets: body.resultType.facets,
+    filter: resolveFilterKeys(body.query?.filter, context),
+    facets: resolveFacetFields(body.resultType.facets, context),
   });
   return { status: 200, body: result };
 };
