@@ -1,6 +1,8 @@
 // Shared by the benches: the labelled query set, POST /search's ranking options, percentiles, a plain table.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
+import pg from 'pg';
 import { DEFAULT_SEARCH_TYPE_WEIGHTS, envToConfig, readEnv } from '../src/config';
 import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 import type { RankingDeps } from '../src/search/relevance';
@@ -59,4 +61,27 @@ export function printTable(title: string, rows: string[][]): void {
         .join('  ')
         .trimEnd()}\n`,
     );
+}
+
+/** The PostgreSQL server the benches create their databases on. */
+export const BENCH_ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Runs one statement on the admin database (CREATE / DROP DATABASE). */
+export async function adminStatement(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: BENCH_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A port nothing listens on now. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

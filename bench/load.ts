@@ -11,18 +11,16 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import pg from 'pg';
+import { adminStatement, BENCH_ADMIN_URL, freePort } from './bench-util';
 import { prepareEntry, storeVectors, upsertEntries } from '../src/catalog/entry-repository';
 import type { CatalogEntry } from '../src/catalog/catalog-entry';
 import { connectDatabase } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import { normalise } from '../src/embedding/embedder';
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ENTRIES = Number(process.env.ENTRIES ?? 10_000);
 const DURATION = Number(process.env.DURATION ?? 60);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
@@ -54,16 +52,6 @@ function syntheticEntry(i: number): CatalogEntry {
 
 function randomUnitVector(dimensions: number): number[] {
   return normalise(Array.from({ length: dimensions }, () => Math.random() * 2 - 1));
-}
-
-async function admin(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
 }
 
 async function fillIndex(url: string): Promise<void> {
@@ -100,14 +88,6 @@ async function fillIndex(url: string): Promise<void> {
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 function peakRssBytes(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = /VmHWM:\s+(\d+) kB/.exec(status);
@@ -116,9 +96,9 @@ function peakRssBytes(pid: number): number {
 
 async function main(): Promise<void> {
   const name = `ard_bench_${randomBytes(4).toString('hex')}`;
-  const url = new URL(ADMIN_URL);
+  const url = new URL(BENCH_ADMIN_URL);
   url.pathname = `/${name}`;
-  await admin(`CREATE DATABASE ${name}`);
+  await adminStatement(`CREATE DATABASE ${name}`);
   let server: ReturnType<typeof spawn> | undefined;
   try {
     const fillStart = Date.now();
@@ -229,7 +209,7 @@ async function main(): Promise<void> {
       server.kill('SIGTERM');
       await new Promise((resolve) => server!.once('exit', resolve));
     }
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await adminStatement(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
 }
 

@@ -4,7 +4,6 @@
  * their lease released, and entries with 10 MB texts are rejected with a reason while /healthz keeps
  * answering within 100 ms. Every case compares the live entries before and after.
  */
-import { spawn } from 'node:child_process';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { loadConfig } from '../../src/config';
@@ -13,6 +12,7 @@ import { unstorableCharacter } from '../../src/storable-text';
 import { fakeEmbedder } from '../helpers/fake-embedder';
 import { createTestCrawlClient, startPublisherServer, type PublisherServer } from '../helpers/publisher-server';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
+import { HUGE_CATALOG_PATHS, startRemotePublisher } from '../helpers/remote-publisher';
 
 /** Longer than any pause of a healthy process here, far shorter than the freeze a long text caused before its cut. */
 const HEALTHZ_FREEZE_MS = 1500;
@@ -32,41 +32,6 @@ function entry(host: string, i: number, extra: Record<string, unknown> = {}) {
   };
 }
 const catalog = (entries: unknown[]) => JSON.stringify({ specVersion: '1.0', entries });
-
-/** Serves /nested-{description,name,tag}.json, each one entry with a `size`-character text, from a child process. */
-async function startRemotePublisher(size: number): Promise<{ port: number; close(): Promise<void> }> {
-  const program = `
-    const http = require('node:http');
-    const huge = 'x'.repeat(${size});
-    const entry = (i, extra) => ({ identifier: 'urn:air:hostile.test:tools:t' + i, displayName: 'Tool ' + i, type: 'application/ai-skill', url: 'https://hostile.test/skills/' + i, ...extra });
-    const bodies = {
-      '/nested-description.json': Buffer.from(JSON.stringify({ specVersion: '1.0', entries: [entry(1, { description: huge })] })),
-      '/nested-name.json': Buffer.from(JSON.stringify({ specVersion: '1.0', entries: [entry(2, { displayName: huge })] })),
-      '/nested-tag.json': Buffer.from(JSON.stringify({ specVersion: '1.0', entries: [entry(3, { tags: [huge] })] })),
-    };
-    const server = http.createServer((req, res) => {
-      const body = bodies[req.url];
-      if (!body) { res.writeHead(404); return res.end(); }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(body);
-    });
-    server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
-    process.stdin.on('end', () => process.exit(0));
-    process.stdin.resume();`;
-  const child = spawn(process.execPath, ['-e', program], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.once('data', (data: Buffer) => resolve(Number(String(data).trim())));
-    child.once('exit', (code) => reject(new Error(`publisher exited with ${code}`)));
-  });
-  return {
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.stdin.end();
-      }),
-  };
-}
 
 describe('a hostile publisher crawling its own domain', () => {
   let registry: TestRegistry;
@@ -247,7 +212,7 @@ describe('a hostile publisher crawling its own domain', () => {
       catalog([
         entry('hostile.test', 0, { description: 'x'.repeat(9000) }),
         ...Array.from({ length: 20 }, (_, i) => entry('hostile.test', i)).slice(4),
-        ...['/nested-description.json', '/nested-name.json', '/nested-tag.json'].map((path, i) => ({
+        ...HUGE_CATALOG_PATHS.map((path, i) => ({
           identifier: `urn:air:hostile.test:catalog:n${i}`,
           displayName: `Nested ${i}`,
           type: 'application/ai-catalog+json',
