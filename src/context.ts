@@ -19,7 +19,9 @@ import { loadOnnxEmbedder } from './embedding/onnx-embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
 import { createFederation, type Federation } from './federation/federation-service';
 import { ALEXANDRIA_LIBRARY_FILE } from './ingest/alexandria-corpus';
+import { startLivenessUpkeep, type LivenessUpkeep } from './liveness';
 import { createLogger, type Logger } from './logger';
+import { mcpLivenessHandshake } from './mcp/liveness-probe';
 import { registerFederationMetrics } from './observability/federation-metrics';
 import { createMetrics, type RegistryMetrics } from './observability/metrics';
 import type { HttpClient } from './outbound';
@@ -59,6 +61,8 @@ export interface AppContext {
   federation: Federation;
   /** Checks entries' trust manifests in the background (src/trust, TRUST_POLL_MS). */
   trust: TrustUpkeep;
+  /** Probes what the registry lists in the background (src/liveness, LIVENESS_POLL_MS); tick() probes what is due now. */
+  liveness: LivenessUpkeep;
   destroy(): Promise<void>;
 }
 
@@ -129,6 +133,24 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       config.trustPollMs,
     );
     const metrics = createMetrics();
+    // The crawler's client and host limiter: its User-Agent, address policy, and one spacing per host for
+    // crawls and probes together (CRAWL_HOST_DELAY_MS, raised by robots.txt Crawl-delay).
+    const liveness = startLivenessUpkeep(
+      {
+        db: database.db,
+        http: crawler.http,
+        limiter: crawler.limiter,
+        mcpHandshake: mcpLivenessHandshake(crawler.http),
+        timeoutMs: config.liveness.timeoutMs,
+        intervalSeconds: config.liveness.intervalSeconds,
+        deadAfterSeconds: config.liveness.deadAfterSeconds,
+        budget: config.liveness.budget,
+        concurrency: config.liveness.concurrency,
+        counter: metrics.probeCounter,
+        logger,
+      },
+      config.liveness.probes ? config.liveness.pollMs : 0,
+    );
     if (bundled) metrics.bundledEmbeddingRuntime.set({ runtime: bundled.runtime }, 1);
     registerFederationMetrics(metrics, federation);
     const pageTokens = createPageTokenCodec(secret);
@@ -137,6 +159,11 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       embedder,
       vocabulary,
       typeWeights: config.searchTypeWeights,
+      entryStates: {
+        livenessDemotion: config.liveness.demotion,
+        dropDeadAfterSeconds: config.liveness.dropAfterSeconds,
+        verifiedBoost: config.trustRankBoost,
+      },
       pageTokens,
       publicUrl: config.publicUrl,
       timings: metrics.searchTimings,
@@ -159,7 +186,9 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       crawler,
       federation,
       trust,
+      liveness,
       async destroy() {
+        await liveness.stop();
         await trust.stop();
         await crawler.close();
         await federation.close();

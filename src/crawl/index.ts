@@ -5,7 +5,7 @@ import type { RegistryConfig } from '../config';
 import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import type { Logger } from '../logger';
-import { createHostLimiter, createHttpClient, HTTP_CLIENT_DEFAULTS, type HttpClient } from '../outbound';
+import { createHostLimiter, createHttpClient, HTTP_CLIENT_DEFAULTS, type HostLimiter, type HttpClient } from '../outbound';
 import { createCrawler, type Crawler } from './crawler';
 
 export { createCrawler, CRAWL_LEASE_SECONDS } from './crawler';
@@ -29,11 +29,11 @@ export function createCrawlHttpClient(config: RegistryConfig): HttpClient {
   });
 }
 
-/** The crawler with its own HTTP client and politeness limiter; `close()` releases both. */
+/** The crawler with its own HTTP client and politeness limiter (shared with the liveness probes); `close()` releases both. */
 export function createWebCrawler(
   deps: { db: Kysely<Database>; embedder: Embedder; config: RegistryConfig; logger: Logger; glossary?: ProductGlossary },
   http: HttpClient = createCrawlHttpClient(deps.config),
-): Crawler & { http: HttpClient; close(): Promise<void> } {
+): Crawler & { http: HttpClient; limiter: HostLimiter; close(): Promise<void> } {
   const limiter = createHostLimiter({ minDelayMs: deps.config.crawl.hostDelayMs, maxConcurrentPerHost: 1 });
   const crawler = createCrawler({
     db: deps.db,
@@ -48,6 +48,7 @@ export function createWebCrawler(
   return {
     ...crawler,
     http,
+    limiter,
     async close() {
       await crawler.stop();
       limiter.clear();
