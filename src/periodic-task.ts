@@ -1,5 +1,6 @@
 // A background job run every `pollMs` (the first time one `pollMs` after start; 0 disables the timer), one
 // run at a time, stopped by aborting its signal: the trust and liveness upkeeps run this way.
+import { setMaxListeners } from 'node:events';
 import type { Logger } from './logger';
 
 export interface PeriodicTask<T> {
@@ -15,6 +16,8 @@ export function startPeriodicTask<T>(
   log: { logger?: Logger; done: (result: T, logger: Logger) => void; failed: string },
 ): PeriodicTask<T> {
   const abort = new AbortController();
+  // Every queued and running request of a run listens for the stop: far more than the default warning's 10.
+  setMaxListeners(0, abort.signal);
   let running: Promise<T | null> | null = null;
   let timer: NodeJS.Timeout | undefined;
   const tick = () => {

@@ -6,6 +6,7 @@
  * portal's entry page, and the ranking: failing entries below live ones doing the same job, long-dead ones
  * out of /search by default, in `none` and `auto` alike.
  */
+import { sql } from 'kysely';
 import { loadConfig } from '../../src/config';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { probeDueEntries, type LivenessUpkeepDeps } from '../../src/liveness';
@@ -345,5 +346,41 @@ describe('ranking: failing entries below live ones, long-dead ones out of /searc
     expect(asked.body.results.map((r: { identifier: string }) => r.identifier)).toEqual([id('tides-b-live'), id('tides-c-dead')]);
     const listed = await registry.get(`/agents?filter=${encodeURIComponent('@liveness = dead')}`);
     expect(listed.body.items.map((a: { identifier: string }) => a.identifier)).toEqual([id('tides-c-dead')]);
+  });
+});
+
+describe('ranking: verified entries optionally higher (TRUST_RANK_BOOST, ARD v0.91 §4.5.2)', () => {
+  it('off by default; at 0.5 a verified entry ranks and scores at r + 0.5 x (1 - r) above its unverified twin', async () => {
+    const manifest = {
+      specVersion: '1.0',
+      entries: ['berths-a-plain', 'berths-b-verified'].map((name) =>
+        entry(name, SKILL, { displayName: 'Berth planner', data: { steps: 1 } }, 'plans berths for container ships'),
+      ),
+    };
+    await ingestManifest({ db: registry.ctx.db, embedder: registry.ctx.embedder as never }, manifest, { origin: 'file:berths.json' });
+    await sql`INSERT INTO entry_verification (identifier, content_hash, state, reason, method, detail, checked_at, next_check_at)
+      SELECT identifier, content_hash, 'verified', NULL, 'jws+did:web', '', now(), now() + interval '1 day'
+      FROM entries WHERE identifier = ${id('berths-b-verified')}`.execute(registry.ctx.db);
+    const query = { query: { text: 'plans berths for container ships', filter: { publisher: 'probe.test' } }, pageSize: 2 };
+    const plain = await registry.post('/search', query);
+    expect(plain.body.results.map((r: { identifier: string }) => r.identifier)).toEqual([id('berths-a-plain'), id('berths-b-verified')]);
+    expect(plain.body.results[0].score).toBe(plain.body.results[1].score);
+
+    const boosted = await startTestRegistry({
+      database: registry.database,
+      config: { trustPollMs: 0, trustRankBoost: 0.5 },
+      context: { embedder: fakeEmbedder() },
+    });
+    try {
+      const res = await boosted.post('/search', query);
+      const [first, second] = res.body.results;
+      expect([first.identifier, second.identifier]).toEqual([id('berths-b-verified'), id('berths-a-plain')]);
+      expect(second.score).toBe(plain.body.results[0].score);
+      const r = second.score / 100;
+      expect(Math.abs(first.score - 100 * (r + 0.5 * (1 - r)))).toBeLessThanOrEqual(1);
+      expect(first.score).toBeLessThanOrEqual(100);
+    } finally {
+      await boosted.close();
+    }
   });
 });
