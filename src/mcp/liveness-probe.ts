@@ -28,7 +28,7 @@ export function outboundFetch(http: HttpClient, options: { timeoutMs: number; si
     const res = await http.request({
       url: String(url),
       method,
-      headers: Object.fromEntries(new Headers(init?.headers).entries()),
+      headers: headersRecord(new Headers(init?.headers)),
       body: typeof init?.body === 'string' ? init.body : undefined,
       timeoutMs: options.timeoutMs,
       maxBytes: MCP_HANDSHAKE_MAX_BYTES,
@@ -37,6 +37,14 @@ export function outboundFetch(http: HttpClient, options: { timeoutMs: number; si
     const body = NULL_BODY_STATUSES.has(res.status) ? null : new Uint8Array(res.body);
     return new Response(body, { status: res.status, headers: res.headers });
   };
+}
+
+function headersRecord(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
 }
 
 /** The handshake the liveness probes use, over `http`. */

@@ -102,7 +102,13 @@ export function registryApi(caller: ApiCaller): RegistryApi {
       signal: AbortSignal.timeout(caller.timeoutMs),
     });
     const parsed = parseJson(await response.text());
-    if (response.status === 200) return { ok: true, body: parsed as T, headers: Object.fromEntries(response.headers) };
+    if (response.status === 200) {
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      return { ok: true, body: parsed as T, headers };
+    }
     const error = parsed as { errorCode?: unknown; message?: unknown } | undefined;
     return {
       ok: false,
