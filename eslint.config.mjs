@@ -41,6 +41,7 @@ const INNER = [
   'src/ingest',
   'src/alexandria',
   'src/catalog',
+  'src/liveness',
   'src/embedding',
   'src/observability',
   'src/db',
@@ -53,6 +54,7 @@ const OUTER = ['src/http', 'src/mcp', 'src/portal', 'src/cli.ts', 'src/server.ts
  */
 const DOMAIN = [
   'src/catalog',
+  'src/liveness',
   'src/embedding',
   'src/search',
   'src/listing',

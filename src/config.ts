@@ -86,6 +86,10 @@ export interface RegistryConfig {
   trustRecheckSeconds: number;
   /** How often the trust upkeep looks for entries to check, in ms; 0 = never (docs/trust.md). */
   trustPollMs: number;
+  /** Verified entries rank at relevance + boost x (1 - relevance) in search; 0 = off (docs/liveness.md "Ranking"). */
+  trustRankBoost: number;
+  /** Probing what the registry lists (docs/liveness.md). */
+  liveness: LivenessConfig;
   /** Facet fields the portal's search page asks POST /explore for, in the order it shows them (docs/portal.md). */
   portalFacets: string[];
 }
@@ -94,6 +98,27 @@ export interface RegistryConfig {
 export const DEFAULT_PORTAL_FACETS = ['type', 'tags', 'publisher', 'trustManifest.attestations.type', '@verification'];
 /** POST /explore answers at most 20 facets a request (MAX_FACETS of src/search/explore-service.ts). */
 const MAX_PORTAL_FACETS = 20;
+
+export interface LivenessConfig {
+  /** Run the probes (off: nothing is probed; stored states still count in search). */
+  probes: boolean;
+  /** How often the upkeep looks for due entries, in ms; 0 = never. */
+  pollMs: number;
+  /** Seconds until an entry is probed again. */
+  intervalSeconds: number;
+  /** Entries probed per tick at most. */
+  budget: number;
+  /** Probes running at once. */
+  concurrency: number;
+  /** Deadline of one probe, in ms. */
+  timeoutMs: number;
+  /** Failing this long makes an entry 'dead', in seconds. */
+  deadAfterSeconds: number;
+  /** Dead this long takes an entry out of POST /search's default results, in seconds. */
+  dropAfterSeconds: number;
+  /** Failing entries rank at relevance x (1 - demotion); 0 = off. */
+  demotion: number;
+}
 
 export const TRUST_BINDING_MODES = ['reject', 'flag'] as const;
 export type TrustBindingMode = (typeof TRUST_BINDING_MODES)[number];
@@ -167,6 +192,16 @@ function integer(fallback: number, min: number, max: number) {
     .regex(/^-?\d+$/, { error: (issue) => `must be an integer; got '${String(issue.input)}'` })
     .transform(Number)
     .refine((value) => value >= min && value <= max, { error: (issue) => `must be between ${min} and ${max}; got ${String(issue.input)}` })
+    .default(fallback);
+}
+
+/** A number from 0 to 1; `fallback` when unset. */
+function fraction(fallback: number) {
+  return z
+    .string()
+    .regex(/^\d*\.?\d+$/, { error: (issue) => `must be a number from 0 to 1; got '${String(issue.input)}'` })
+    .transform(Number)
+    .refine((value) => value <= 1, { error: (issue) => `must be a number from 0 to 1; got ${String(issue.input)}` })
     .default(fallback);
 }
 
@@ -340,6 +375,16 @@ const ENV_SCHEMA = z
     TRUST_BINDING: oneOf(TRUST_BINDING_MODES, 'reject'),
     TRUST_RECHECK_SECONDS: integer(86400, 60, 30 * 86400),
     TRUST_POLL_MS: integer(30000, 0, 3600000),
+    TRUST_RANK_BOOST: fraction(0),
+    LIVENESS_PROBES: flag().default(true),
+    LIVENESS_POLL_MS: integer(60000, 0, 3600000),
+    LIVENESS_INTERVAL_SECONDS: integer(3600, 60, 30 * 86400),
+    LIVENESS_ROUND_BUDGET: integer(2000, 1, 1_000_000),
+    LIVENESS_CONCURRENCY: integer(4, 1, 1024),
+    LIVENESS_TIMEOUT_MS: integer(10000, 100, 120000),
+    LIVENESS_DEAD_AFTER_SECONDS: integer(3 * 86400, 0, 365 * 86400),
+    LIVENESS_DROP_AFTER_SECONDS: integer(7 * 86400, 0, 365 * 86400),
+    LIVENESS_DEMOTION: fraction(0.3),
     PORTAL_FACETS: portalFacets(),
   })
   .superRefine((env, ctx) => {
@@ -421,6 +466,18 @@ export function envToConfig(env: Env): RegistryConfig {
     trustBinding: e.TRUST_BINDING,
     trustRecheckSeconds: e.TRUST_RECHECK_SECONDS,
     trustPollMs: e.TRUST_POLL_MS,
+    trustRankBoost: e.TRUST_RANK_BOOST,
+    liveness: {
+      probes: e.LIVENESS_PROBES,
+      pollMs: e.LIVENESS_POLL_MS,
+      intervalSeconds: e.LIVENESS_INTERVAL_SECONDS,
+      budget: e.LIVENESS_ROUND_BUDGET,
+      concurrency: e.LIVENESS_CONCURRENCY,
+      timeoutMs: e.LIVENESS_TIMEOUT_MS,
+      deadAfterSeconds: e.LIVENESS_DEAD_AFTER_SECONDS,
+      dropAfterSeconds: e.LIVENESS_DROP_AFTER_SECONDS,
+      demotion: e.LIVENESS_DEMOTION,
+    },
     portalFacets: e.PORTAL_FACETS,
   };
 }

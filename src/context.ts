@@ -20,7 +20,9 @@ import { loadOnnxEmbedder } from './embedding/onnx-embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
 import { createFederation, type Federation } from './federation/federation-service';
 import { ALEXANDRIA_LIBRARY_FILE } from './ingest/alexandria-corpus';
+import { startLivenessUpkeep, type LivenessUpkeep } from './liveness';
 import { createLogger, type Logger } from './logger';
+import { mcpLivenessHandshake } from './mcp/liveness-probe';
 import { registerFederationMetrics } from './observability/federation-metrics';
 import { createMetrics, type RegistryMetrics } from './observability/metrics';
 import type { HttpClient } from './outbound';
@@ -62,6 +64,8 @@ export interface AppContext {
   trust: TrustUpkeep;
   /** The start's background index jobs (tag vectors, glosses, model switch): `done` settles when they end. */
   indexUpkeep: IndexUpkeep;
+  /** Probes what the registry lists in the background (src/liveness, LIVENESS_POLL_MS); tick() probes what is due now. */
+  liveness: LivenessUpkeep;
   destroy(): Promise<void>;
 }
 
@@ -134,6 +138,24 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       config.trustPollMs,
     );
     const metrics = createMetrics();
+    // The crawler's client and host limiter: its User-Agent, address policy, and one spacing per host for
+    // crawls and probes together (CRAWL_HOST_DELAY_MS, raised by robots.txt Crawl-delay).
+    const liveness = startLivenessUpkeep(
+      {
+        db: database.db,
+        http: crawler.http,
+        limiter: crawler.limiter,
+        mcpHandshake: mcpLivenessHandshake(crawler.http),
+        timeoutMs: config.liveness.timeoutMs,
+        intervalSeconds: config.liveness.intervalSeconds,
+        deadAfterSeconds: config.liveness.deadAfterSeconds,
+        budget: config.liveness.budget,
+        concurrency: config.liveness.concurrency,
+        counter: metrics.probeCounter,
+        logger,
+      },
+      config.liveness.probes ? config.liveness.pollMs : 0,
+    );
     if (bundled) metrics.bundledEmbeddingRuntime.set({ runtime: bundled.runtime }, 1);
     registerFederationMetrics(metrics, federation);
     const pageTokens = createPageTokenCodec(secret);
@@ -142,6 +164,11 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       embedder,
       vocabulary,
       typeWeights: config.searchTypeWeights,
+      entryStates: {
+        livenessDemotion: config.liveness.demotion,
+        dropDeadAfterSeconds: config.liveness.dropAfterSeconds,
+        verifiedBoost: config.trustRankBoost,
+      },
       pageTokens,
       publicUrl: config.publicUrl,
       timings: metrics.searchTimings,
@@ -165,7 +192,9 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       federation,
       trust,
       indexUpkeep: upkeep,
+      liveness,
       async destroy() {
+        await liveness.stop();
         await trust.stop();
         await crawler.close();
         await federation.close();

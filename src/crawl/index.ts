@@ -5,7 +5,7 @@ import type { RegistryConfig } from '../config';
 import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import type { Logger } from '../logger';
-import { createDnsClient, createHostLimiter, createHttpClient, HTTP_CLIENT_DEFAULTS, type DnsClient, type HttpClient } from '../outbound';
+import { createDnsClient, createHostLimiter, createHttpClient, HTTP_CLIENT_DEFAULTS, type DnsClient, type HostLimiter, type HttpClient } from '../outbound';
 import { createCrawler, type Crawler } from './crawler';
 
 export { createCrawler, CRAWL_LEASE_SECONDS } from './crawler';
@@ -36,11 +36,11 @@ export function createCrawlDnsClient(config: RegistryConfig): DnsClient | null {
   return dns.enabled ? createDnsClient({ server: dns.resolver, timeoutMs: dns.timeoutMs, tries: dns.tries }) : null;
 }
 
-/** The crawler with its own HTTP client and politeness limiter; `close()` releases both. */
+/** The crawler with its own HTTP client and politeness limiter (shared with the liveness probes); `close()` releases both. */
 export function createWebCrawler(
   deps: { db: Kysely<Database>; embedder: Embedder; config: RegistryConfig; logger: Logger; glossary?: ProductGlossary },
   http: HttpClient = createCrawlHttpClient(deps.config),
-): Crawler & { http: HttpClient; close(): Promise<void> } {
+): Crawler & { http: HttpClient; limiter: HostLimiter; close(): Promise<void> } {
   const limiter = createHostLimiter({ minDelayMs: deps.config.crawl.hostDelayMs, maxConcurrentPerHost: 1 });
   const crawler = createCrawler({
     db: deps.db,
@@ -56,6 +56,7 @@ export function createWebCrawler(
   return {
     ...crawler,
     http,
+    limiter,
     async close() {
       await crawler.stop();
       limiter.clear();

@@ -106,10 +106,30 @@ export interface EntryVerificationTable {
   next_check_at: Timestamp;
 }
 
+/** Whether an entry's remote endpoint answers (db/migrations/0016_entry_liveness.sql, src/liveness/). */
+export interface EntryLivenessTable {
+  identifier: string;
+  content_hash: string;
+  state: string;
+  probe: string;
+  target: string | null;
+  reason: string | null;
+  detail: string;
+  latency_ms: number | null;
+  last_success_at: Timestamp | null;
+  last_failure_at: Timestamp | null;
+  last_failure_reason: string | null;
+  failing_since: Timestamp | null;
+  dead_since: Timestamp | null;
+  checked_at: Timestamp;
+  next_probe_at: Timestamp;
+}
+
 export interface Database {
   entries: EntriesTable;
   entry_vectors: EntryVectorsTable;
   entry_verification: EntryVerificationTable;
+  entry_liveness: EntryLivenessTable;
   tag_vectors: TagVectorsTable;
   registry_settings: RegistrySettingsTable;
   schema_migrations: SchemaMigrationsTable;

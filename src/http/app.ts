@@ -20,6 +20,7 @@ import { toErrorResponse } from './error-response';
 import { describeValidationErrors } from './validation-message';
 import { createAlexandriaMcpServer, mountMcpOverHttp } from '../mcp';
 import { mountLibraryRoutes } from './library-routes';
+import { LIVENESS_HEADER } from './liveness-header';
 import { VERIFICATION_HEADER } from './verification-header';
 import { mountHomeRoutes } from './home-routes';
 import { mountPortal, PortalKey } from '../portal';
@@ -103,7 +104,7 @@ export function createApp(ctx: AppContext): RegistryApp {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
     allowedHeaders: ['Content-Type', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', VERIFICATION_HEADER],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', VERIFICATION_HEADER, LIVENESS_HEADER],
     maxAge: 600,
   });
   app.use((req, res, next) => (isAdminPath(req.path) ? next() : readCors(req, res, next)));

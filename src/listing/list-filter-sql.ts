@@ -110,6 +110,12 @@ class FilterCompiler {
           WHERE ev.identifier = ${this.column('identifier')} AND ev.content_hash = ${this.column('content_hash')}), 'unverified')`;
         return oneOf(state, c.operator, c.values);
       }
+      case '@liveness': {
+        // The probe of the entry's current content (db/migrations/0016); none yet is 'unknown'.
+        const state = sql`coalesce((SELECT el.state FROM entry_liveness el
+          WHERE el.identifier = ${this.column('identifier')} AND el.content_hash = ${this.column('content_hash')}), 'unknown')`;
+        return oneOf(state, c.operator, c.values);
+      }
       default:
         return assertNever(c.field);
     }

@@ -33,7 +33,8 @@ export type FilterFieldName =
   | 'metadata'
   | 'host.displayName'
   | 'trustManifest.attestations.type'
-  | '@verification';
+  | '@verification'
+  | '@liveness';
 
 /** One restriction, `field op value`. */
 export interface FilterComparison {
@@ -72,7 +73,7 @@ export type FilterExpr = FilterComparison | FilterAnd | FilterOr | FilterNot;
 // Field catalogue: the only field names a filter can name. list-filter-sql.ts maps each to SQL.
 
 /** How a field's values are checked. */
-export type FilterValueKind = 'text' | 'mediaType' | 'timestamp' | 'verificationState';
+export type FilterValueKind = 'text' | 'mediaType' | 'timestamp' | 'verificationState' | 'livenessState';
 
 export interface FilterFieldSpec {
   readonly name: FilterFieldName;
@@ -117,10 +118,23 @@ export const LIST_FILTER_FIELDS: readonly FilterFieldSpec[] = [
       commaMeansOr: true,
     },
   ),
+  field(
+    '@liveness',
+    ['=', '!='],
+    'livenessState',
+    'Registry extension: whether what the entry lists answers (live, unreachable, dead, no-remote-endpoint, unknown); comma-separated values are ORed.',
+    { commaMeansOr: true },
+  ),
 ];
 
-/** The values of `@verification` (src/trust/verification-outcome.ts). */
-const VERIFICATION_STATE_VALUES = ['verified', 'unverified', 'failed'];
+/**
+ * The values of the registry extensions' states (src/trust/verification-outcome.ts,
+ * src/liveness/liveness-state.ts), with the reason a filter naming another value is rejected with.
+ */
+const EXTENSION_STATES = {
+  verificationState: { values: ['verified', 'unverified', 'failed'], reason: 'INVALID_VERIFICATION_STATE' },
+  livenessState: { values: ['live', 'unreachable', 'dead', 'no-remote-endpoint', 'unknown'], reason: 'INVALID_LIVENESS_STATE' },
+} as const;
 
 function field(
   name: FilterFieldName,
@@ -191,6 +205,7 @@ export type ListFilterErrorReason =
   | 'INVALID_TIMESTAMP'
   | 'INVALID_MEDIA_TYPE'
   | 'INVALID_VERIFICATION_STATE'
+  | 'INVALID_LIVENESS_STATE'
   | 'EMPTY_VALUE';
 
 /** Any rejected filter. `position` is a 0-based UTF-16 offset; `line` and `column` are 1-based. */
@@ -259,7 +274,7 @@ export class FilterFieldError extends ListFilterError {
 /** A value the field cannot take. */
 export class FilterValueError extends ListFilterError {
   constructor(
-    readonly reason: 'INVALID_TIMESTAMP' | 'INVALID_MEDIA_TYPE' | 'INVALID_VERIFICATION_STATE' | 'EMPTY_VALUE',
+    readonly reason: 'INVALID_TIMESTAMP' | 'INVALID_MEDIA_TYPE' | 'INVALID_VERIFICATION_STATE' | 'INVALID_LIVENESS_STATE' | 'EMPTY_VALUE',
     readonly field: string,
     readonly value: string,
     message: string,
@@ -478,14 +493,17 @@ class RawTreeConverter {
           );
         }
         break;
-      case 'verificationState': {
-        const bad = values.find((value) => !VERIFICATION_STATE_VALUES.includes(value));
+      case 'verificationState':
+      case 'livenessState': {
+        const states: { values: readonly string[]; reason: (typeof EXTENSION_STATES)[keyof typeof EXTENSION_STATES]['reason'] } =
+          EXTENSION_STATES[spec.valueKind];
+        const bad = values.find((value) => !states.values.includes(value));
         if (bad !== undefined) {
           throw new FilterValueError(
-            'INVALID_VERIFICATION_STATE',
+            states.reason,
             spec.name,
             node.value.text,
-            `Invalid value ${quoteForMessage(bad)} for ${spec.name} at position ${node.value.start}: expected ${VERIFICATION_STATE_VALUES.join(', ')}.`,
+            `Invalid value ${quoteForMessage(bad)} for ${spec.name} at position ${node.value.start}: expected ${states.values.join(', ')}.`,
             node.value.start,
             this.source,
           );

@@ -4,6 +4,7 @@
 // values they already keep (federation's per-peer counters, crawl results) through
 // `registerSnapshotGauge`, which reads them at scrape time so the domain never imports prom-client.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ProbeCounter } from '../liveness';
 import type { SearchTimings } from '../search/search-service';
 
 export interface RegistryMetrics {
@@ -15,6 +16,9 @@ export interface RegistryMetrics {
   searchTimings: SearchTimings;
   /** 1 for the bundled model's runtime in use (unset when the context was given an embedder). */
   bundledEmbeddingRuntime: Gauge<'runtime'>;
+  livenessProbes: Counter<'probe' | 'outcome'>;
+  /** What the liveness upkeep receives: one count per entry probed into `livenessProbes`. */
+  probeCounter: ProbeCounter;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): RegistryMetrics {
@@ -46,9 +50,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Regis
     labelNames: ['runtime'] as const,
     registers: [registry],
   });
+  const livenessProbes = new Counter({
+    name: 'ard_liveness_probes_total',
+    help: "Entries probed for liveness, by probe (mcp-initialize, a2a-card, url, none) and outcome (success, a failure's reason, or why nothing was probed).",
+    labelNames: ['probe', 'outcome'] as const,
+    registers: [registry],
+  });
   return {
     registry,
     bundledEmbeddingRuntime,
+    livenessProbes,
+    probeCounter: { count: (probe, outcome) => livenessProbes.inc({ probe, outcome }) },
     httpRequests,
     httpDuration,
     searchStages,

@@ -46,8 +46,9 @@ export interface ExploreRequest {
   resultType: { facets: FacetRequest[] };
 }
 
-/** The API's answer: its body on 200, its `{errorCode, message}` otherwise. */
-export type ApiAnswer<T> = { ok: true; body: T } | { ok: false; status: number; errorCode: string; message: string };
+/** The API's answer: its body (and response headers, lower-case names) on 200, its `{errorCode, message}` otherwise. */
+export type ApiAnswer<T> =
+  { ok: true; body: T; headers?: Record<string, string> } | { ok: false; status: number; errorCode: string; message: string };
 
 export interface RegistryApi {
   search(request: SearchRequest): Promise<ApiAnswer<SearchResponse>>;
@@ -101,7 +102,13 @@ export function registryApi(caller: ApiCaller): RegistryApi {
       signal: AbortSignal.timeout(caller.timeoutMs),
     });
     const parsed = parseJson(await response.text());
-    if (response.status === 200) return { ok: true, body: parsed as T };
+    if (response.status === 200) {
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      return { ok: true, body: parsed as T, headers };
+    }
     const error = parsed as { errorCode?: unknown; message?: unknown } | undefined;
     return {
       ok: false,

@@ -28,20 +28,40 @@ const JSON_ROOTS = ['metadata', 'trustManifest', 'host', 'data', 'representative
  * Registry extension fields: what this registry computed about an entry, not terms of the entry. JSON-LD
  * reserves `@`-names for keywords, so no entry term is spelled this way (docs/api.md "Registry extensions").
  * `@verification` is the trust check's state (ARD v0.91 §4.5.2, src/trust/); an entry not checked since
- * it last changed is 'unverified'.
+ * it last changed is 'unverified'. `@liveness` is whether what the entry lists answers (src/liveness/,
+ * docs/liveness.md); an entry not probed since it last changed is 'unknown'.
  */
 export const VERIFICATION_FIELD = '@verification';
-const VERIFICATION_FIELDS: Record<string, 'state' | 'reason' | 'method'> = {
-  '@verification': 'state',
-  '@verification.reason': 'reason',
-  '@verification.method': 'method',
+export const LIVENESS_FIELD = '@liveness';
+interface ExtensionField {
+  /** The side table, keyed by identifier, with the content_hash its row was computed on. */
+  table: 'entry_verification' | 'entry_liveness';
+  column: string;
+  /** The value of an entry without a current row; null for the nested fields (no value). */
+  fallback: string | null;
+}
+const EXTENSION_FIELDS: Record<string, ExtensionField> = {
+  '@verification': { table: 'entry_verification', column: 'state', fallback: 'unverified' },
+  '@verification.reason': { table: 'entry_verification', column: 'reason', fallback: null },
+  '@verification.method': { table: 'entry_verification', column: 'method', fallback: null },
+  '@liveness': { table: 'entry_liveness', column: 'state', fallback: 'unknown' },
+  '@liveness.reason': { table: 'entry_liveness', column: 'reason', fallback: null },
 };
-const VERIFICATION_STATE_VALUES = ['verified', 'unverified', 'failed'];
+/** The values a state field accepts (src/trust/verification-outcome.ts, src/liveness/liveness-state.ts). */
+const EXTENSION_STATE_VALUES: Record<string, readonly string[]> = {
+  '@verification': ['verified', 'unverified', 'failed'],
+  '@liveness': ['live', 'unreachable', 'dead', 'no-remote-endpoint', 'unknown'],
+};
+
+/** True when the filter names `@liveness` or one of its fields: it then sees entries search leaves out by default. */
+export function filtersOnLiveness(filter: NormalisedFilter): boolean {
+  return filter.some((f) => f.path === LIVENESS_FIELD || f.path.startsWith(`${LIVENESS_FIELD}.`));
+}
 
 export const FILTERABLE_FIELDS = [
   ...Object.keys(COLUMN_FIELDS),
   ...JSON_ROOTS.map((r) => (isLeafRoot(r) ? r : `${r}.*`)),
-  ...Object.keys(VERIFICATION_FIELDS),
+  ...Object.keys(EXTENSION_FIELDS),
 ];
 
 const SEGMENT = /^[A-Za-z_@$][A-Za-z0-9_@$-]*$/;
@@ -69,10 +89,9 @@ export function normaliseFilter(filter: QueryFilter | undefined): NormalisedFilt
       if (typeof value !== 'string') throw new InvalidArgumentError(`query.filter['${path}'] values must be strings`);
       if (value.length > MAX_VALUE_LENGTH)
         throw new InvalidArgumentError(`a value of query.filter['${path}'] is longer than ${MAX_VALUE_LENGTH} characters`);
-      if (path === VERIFICATION_FIELD && !VERIFICATION_STATE_VALUES.includes(value)) {
-        throw new InvalidArgumentError(
-          `query.filter['${path}'] values must be ${VERIFICATION_STATE_VALUES.join(', ')}; got '${value.slice(0, 100)}'`,
-        );
+      const states = Object.hasOwn(EXTENSION_STATE_VALUES, path) ? EXTENSION_STATE_VALUES[path] : null;
+      if (states && !states.includes(value)) {
+        throw new InvalidArgumentError(`query.filter['${path}'] values must be ${states.join(', ')}; got '${value.slice(0, 100)}'`);
       }
     }
     return { path, values };
@@ -96,9 +115,13 @@ export function checkFieldPath(path: string, what = 'query.filter key'): void {
   if (segments.some((s) => !SEGMENT.test(s))) {
     throw new InvalidArgumentError(`${what} '${path}' is not a dot-separated field path; ${supported}`);
   }
-  if (root === VERIFICATION_FIELD) {
-    if (!Object.hasOwn(VERIFICATION_FIELDS, path))
-      throw new InvalidArgumentError(`${what} '${path}': '${root}' has only the nested fields reason and method`);
+  if (Object.hasOwn(EXTENSION_STATE_VALUES, root)) {
+    if (!Object.hasOwn(EXTENSION_FIELDS, path)) {
+      const nested = Object.keys(EXTENSION_FIELDS)
+        .filter((f) => f.startsWith(`${root}.`))
+        .map((f) => f.slice(root.length + 1));
+      throw new InvalidArgumentError(`${what} '${path}': '${root}' has only the nested fields ${nested.join(' and ')}`);
+    }
     return;
   }
   if (columnField(root)) {
@@ -128,13 +151,15 @@ export function filterToSql(filter: NormalisedFilter): RawBuilder<SqlBool> {
   return sql<SqlBool>`(${sql.join(parts, sql` AND `)})`;
 }
 
-/** The stored trust check of entry `e`'s current content (db/migrations/0015_entry_verification.sql). */
-function verificationSql(path: string): RawBuilder<string | null> {
-  const column = sql.ref(`ev.${VERIFICATION_FIELDS[path]}`);
-  const stored = sql<
-    string | null
-  >`(SELECT ${column} FROM entry_verification ev WHERE ev.identifier = e.identifier AND ev.content_hash = e.content_hash)`;
-  return path === VERIFICATION_FIELD ? sql<string>`coalesce(${stored}, 'unverified')` : stored;
+/**
+ * A registry extension field of entry `e`'s current content: the trust check (db/migrations/0015) or the
+ * liveness (db/migrations/0016), read from the row computed on the entry's current content_hash.
+ */
+function extensionSql(path: string): RawBuilder<string | null> {
+  const field = EXTENSION_FIELDS[path];
+  const stored = sql<string | null>`(SELECT ${sql.ref(`x.${field.column}`)} FROM ${sql.table(field.table)} x
+    WHERE x.identifier = e.identifier AND x.content_hash = e.content_hash)`;
+  return field.fallback === null ? stored : sql<string>`coalesce(${stored}, ${field.fallback}::text)`;
 }
 
 /**
@@ -163,7 +188,7 @@ function namespacedTermCondition(iri: string, values: string[]): RawBuilder<SqlB
 
 function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
   if (isIriKey(path)) return namespacedTermCondition(path, values);
-  if (Object.hasOwn(VERIFICATION_FIELDS, path)) return sql<SqlBool>`coalesce(${verificationSql(path)} = ANY(${values}::text[]), false)`;
+  if (Object.hasOwn(EXTENSION_FIELDS, path)) return sql<SqlBool>`coalesce(${extensionSql(path)} = ANY(${values}::text[]), false)`;
   const segments = path.split('.');
   const column = columnField(segments[0]);
   if (column) {
@@ -184,7 +209,7 @@ function conditionFor(path: string, values: string[]): RawBuilder<SqlBool> {
 /** True when an entry can have several values at the path (arrays, JSON paths that may cross one). */
 export function isMultiValuedField(path: string): boolean {
   if (isIriKey(path)) return true;
-  if (Object.hasOwn(VERIFICATION_FIELDS, path)) return false;
+  if (Object.hasOwn(EXTENSION_FIELDS, path)) return false;
   const root = path.split('.')[0];
   const column = columnField(root);
   if (column) return column.array;
@@ -205,7 +230,7 @@ export function fieldValuesArraySql(path: string): RawBuilder<string[]> {
       CROSS JOIN LATERAL jsonb_path_query(t.v, 'lax $[*]'::jsonpath) AS j(item)
       WHERE jsonb_typeof(j.item) IN ('string', 'number', 'boolean'))`;
   }
-  if (Object.hasOwn(VERIFICATION_FIELDS, path)) return sql`array_remove(ARRAY[${verificationSql(path)}]::text[], NULL)`;
+  if (Object.hasOwn(EXTENSION_FIELDS, path)) return sql`array_remove(ARRAY[${extensionSql(path)}]::text[], NULL)`;
   const segments = path.split('.');
   const column = columnField(segments[0]);
   if (column) {

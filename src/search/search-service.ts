@@ -13,7 +13,7 @@ import { checkPageSize, openPage, type PageRequest, type PageTokenCodec } from '
 import { normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
 import { checkQueryText } from './query-text';
 import type { QueryVocabulary } from './query-vocabulary';
-import { matchText, type Match, type QueryEmbedder, type RankingDeps } from './relevance';
+import { matchText, type EntryStateRanking, type Match, type QueryEmbedder, type RankingDeps } from './relevance';
 
 export interface RankedEntry {
   entry: CatalogEntry;
@@ -89,6 +89,8 @@ export interface SearchServiceDeps {
   vocabulary?: QueryVocabulary;
   /** SEARCH_TYPE_WEIGHTS; none when absent. */
   typeWeights?: Readonly<Record<string, number>>;
+  /** LIVENESS_DEMOTION, LIVENESS_DROP_AFTER_SECONDS, TRUST_RANK_BOOST; the text alone ranks when absent. */
+  entryStates?: EntryStateRanking;
   pageTokens: PageTokenCodec;
   /** This registry's public base URL, the `source` of its results. */
   publicUrl: string;
@@ -101,6 +103,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     embedder: deps.embedder,
     vocabulary: deps.vocabulary,
     typeWeights: deps.typeWeights,
+    entryStates: deps.entryStates,
     timings: deps.timings,
   };
   const service: SearchService = {

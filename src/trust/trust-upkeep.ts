@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import type { Logger } from '../logger';
+import { startPeriodicTask, type PeriodicTask } from '../periodic-task';
 import type { KeyFetchOptions } from './key-sources';
 import { verifyEntry } from './verify-entry';
 import { entriesDueForVerification, recordVerifications } from './verification-repository';
@@ -60,46 +61,15 @@ export async function verifyDueEntries(
   return counts;
 }
 
-export interface TrustUpkeep {
-  /** Checks what is due now (the timer does this every `pollMs`). */
-  tick(): Promise<VerificationCounts | null>;
-  stop(): Promise<void>;
-}
+export type TrustUpkeep = PeriodicTask<VerificationCounts>;
 
 /** Checks due entries every `pollMs` (the first time one `pollMs` after start); 0 disables it. */
 export function startTrustUpkeep(deps: TrustUpkeepDeps, pollMs: number): TrustUpkeep {
-  const abort = new AbortController();
-  let running: Promise<VerificationCounts | null> | null = null;
-  let timer: NodeJS.Timeout | undefined;
-  const tick = () => {
-    running ??= verifyDueEntries(deps, { signal: abort.signal })
-      .then((counts) => {
-        if (counts.verified + counts.unverified + counts.failed > 0) deps.logger?.info({ ...counts }, 'trust manifests checked');
-        return counts;
-      })
-      .catch((error: unknown) => {
-        if (!abort.signal.aborted) deps.logger?.warn({ err: error }, 'trust upkeep could not check entries');
-        return null;
-      })
-      .finally(() => {
-        running = null;
-      });
-    return running;
-  };
-  const schedule = () => {
-    if (pollMs <= 0 || abort.signal.aborted) return;
-    timer = setTimeout(() => {
-      void tick().then(schedule);
-    }, pollMs);
-    timer.unref();
-  };
-  schedule();
-  return {
-    tick,
-    async stop() {
-      abort.abort(new Error('registry stopping'));
-      if (timer) clearTimeout(timer);
-      await running;
+  return startPeriodicTask((signal) => verifyDueEntries(deps, { signal }), pollMs, {
+    logger: deps.logger,
+    done: (counts, logger) => {
+      if (counts.verified + counts.unverified + counts.failed > 0) logger.info({ ...counts }, 'trust manifests checked');
     },
-  };
+    failed: 'trust upkeep could not check entries',
+  });
 }

@@ -27,6 +27,8 @@ export async function startTestRegistry(
     peers: [],
     ...options.config,
   });
+  // Probes run only where a test asks (ctx.liveness.tick(), or its own `liveness`): the demo corpus names real hosts.
+  if (!options.config?.liveness) config.liveness = { ...config.liveness, pollMs: 0 };
   let registry: RunningRegistry;
   try {
     registry = await startRegistry(config, options.context);

@@ -173,6 +173,38 @@ describe('envToConfig', () => {
 });
 
 describe('documentation', () => {
+  it('reads the LIVENESS_* settings and TRUST_RANK_BOOST (docs/liveness.md), rejecting bad values by name', () => {
+    expect(envToConfig({})).toMatchObject({
+      trustRankBoost: 0,
+      liveness: {
+        probes: true,
+        pollMs: 60000,
+        intervalSeconds: 3600,
+        budget: 2000,
+        concurrency: 4,
+        timeoutMs: 10000,
+        deadAfterSeconds: 259200,
+        dropAfterSeconds: 604800,
+        demotion: 0.3,
+      },
+    });
+    const set = envToConfig(
+      readEnv({
+        TRUST_RANK_BOOST: '0.25',
+        LIVENESS_PROBES: 'off',
+        LIVENESS_DEMOTION: '0',
+        LIVENESS_DROP_AFTER_SECONDS: '0',
+        LIVENESS_ROUND_BUDGET: '50',
+      }),
+    );
+    expect(set).toMatchObject({ trustRankBoost: 0.25, liveness: { probes: false, demotion: 0, dropAfterSeconds: 0, budget: 50 } });
+    expect(() => envToConfig({ LIVENESS_DEMOTION: '1.5' })).toThrow('LIVENESS_DEMOTION must be a number from 0 to 1; got 1.5');
+    expect(() => envToConfig({ TRUST_RANK_BOOST: '-0.1' })).toThrow("TRUST_RANK_BOOST must be a number from 0 to 1; got '-0.1'");
+    expect(() => envToConfig({ LIVENESS_INTERVAL_SECONDS: '5' })).toThrow(
+      'LIVENESS_INTERVAL_SECONDS must be between 60 and 2592000; got 5',
+    );
+  });
+
   it('docs/configuration.md lists every variable readEnv reads', () => {
     const read: string[] = [];
     readEnv(new Proxy({}, { get: (_target, name) => (read.push(String(name)), undefined) }));

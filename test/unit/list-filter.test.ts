@@ -190,6 +190,7 @@ describe('parseListFilter: fields', () => {
     ['host.displayName:Acme', cmp('host.displayName', ':', 'Acme')],
     ['trustManifest.attestations.type = SOC2-Type2', cmp('trustManifest.attestations.type', '=', 'SOC2-Type2')],
     ['@verification = verified,failed', cmp('@verification', '=', 'verified', 'failed')],
+    ['@liveness != dead,unreachable', cmp('@liveness', '!=', 'dead', 'unreachable')],
   ];
   it.each(cases)('%s', (text, expected) => {
     expect(parseListFilter(text)).toEqual(expected);
@@ -619,6 +620,11 @@ function comparisonArbitrary(spec: FilterFieldSpec): fc.Arbitrary<FilterComparis
     );
   } else if (spec.valueKind === 'verificationState') {
     values = fc.uniqueArray(fc.constantFrom('verified', 'unverified', 'failed'), { minLength: 1, maxLength: 3 });
+  } else if (spec.valueKind === 'livenessState') {
+    values = fc.uniqueArray(fc.constantFrom('live', 'unreachable', 'dead', 'no-remote-endpoint', 'unknown'), {
+      minLength: 1,
+      maxLength: 3,
+    });
   } else if (spec.commaMeansOr) {
     values = fc.array(listItem, { minLength: 1, maxLength: 3 });
   } else if (spec.valueKind === 'timestamp') {

@@ -3,6 +3,7 @@
 import { html, safeHref, type Html } from '../html';
 import { entryApiPath, publisherOf, typeLabel } from '../labels';
 import type { PageOptions } from '../layout';
+import { LIVENESS_HEADER_NAME, livenessText, parseLivenessHeader } from '../liveness-text';
 import { MCP_SERVER_CARD_TYPE, mcpClientConfig, mcpClientConfigJson } from '../mcp-client-config';
 import type { CatalogEntry, RegistryApi, TrustManifest } from '../registry-api';
 import { browseUrl, listFilterFor } from './browse-page';
@@ -28,6 +29,7 @@ export async function entryPage(api: RegistryApi, identifier: string): Promise<P
     ${entry.description ? html`<p class="lead">${entry.description}</p>` : null}
   </header>
   ${connectSection(entry)}
+  ${livenessSection(parseLivenessHeader(answer.headers?.[LIVENESS_HEADER_NAME]))}
   ${toolsSection(entry)}
   ${tagsSection(entry)}
   ${entry.representativeQueries?.length ? html`<section aria-labelledby="queries-heading"><h2 id="queries-heading">Asked for as</h2><ul>${entry.representativeQueries.map((q) => html`<li><a href="/?q=${encodeURIComponent(q)}">${q}</a></li>`)}</ul></section>` : null}
@@ -116,6 +118,15 @@ function publisherSection(entry: CatalogEntry): Html {
     ${links.map(([k, v]) => html`<dt>${k === 'homepage' ? 'Home page' : k === 'repositoryUrl' ? 'Repository' : 'Documentation'}</dt><dd><a href="${v}">${v}</a></dd>`)}
   </dl>
 </section>`;
+}
+
+/** What the registry's probes found (the Registry-Liveness header); nothing when the API sent none. */
+function livenessSection(members: Record<string, string> | null): Html | null {
+  if (!members) return null;
+  const { headline, facts } = livenessText(members);
+  return html`<section aria-labelledby="liveness-heading"><h2 id="liveness-heading">Liveness</h2>
+  <p class="liveness liveness-${members.state}"><strong>${headline}</strong></p>
+  <dl class="facts">${facts.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl></section>`;
 }
 
 function trustSection(trust: TrustManifest | undefined): Html {

@@ -42,6 +42,7 @@ import {
   type Match,
   type ThresholdStage,
 } from './scoring';
+import { adjustForEntryState, type EntryStateRanking } from './entry-state-adjustment';
 import { topicLabels, type TopicLabelsStage } from './topic-labels';
 
 /** The stages of the pipeline, in the order they run. */
@@ -90,6 +91,11 @@ export interface RankingDeps {
    * relevance itself, so explore's counts do not depend on it (applyTypeWeights).
    */
   typeWeights?: Readonly<Record<string, number>>;
+  /**
+   * The entries' liveness and trust states in the ranking (LIVENESS_DEMOTION, LIVENESS_DROP_AFTER_SECONDS,
+   * TRUST_RANK_BOOST): entry-state-adjustment.ts, after the type weights. Absent: the text alone ranks.
+   */
+  entryStates?: EntryStateRanking;
   timings?: StageTimings;
 }
 
@@ -166,7 +172,7 @@ export async function matchText(
 }
 
 /**
- * Signals to relevance, the threshold, the order and the type weights. The cutoff reads the relevance
+ * Signals to relevance, the threshold, the order, the type weights and the entries' states. The cutoff reads the relevance
  * without the topic labels: a label reorders matches, it never lifts one over the cutoff ("banana bread"
  * stands out for the tag "fork"). The threshold depends on the text alone: when a filtered query's own
  * candidates would lower it, those of the text without the filter are retrieved to find it (only then: a
@@ -185,7 +191,8 @@ async function scoreCandidates(
   if (matched.fill.size > 0 && filter.length > 0) {
     matched = stages.threshold(scoreSignals(q, await unfilteredCandidates(deps.db, stages, q), topics, stages.calibrate));
   }
-  return applyTypeWeights(toMatches(scored, matched), filter, deps.typeWeights ?? {});
+  const weighted = applyTypeWeights(toMatches(scored, matched), filter, deps.typeWeights ?? {});
+  return deps.entryStates ? adjustForEntryState(deps.db, weighted, filter, deps.entryStates, deps.typeWeights ?? {}) : weighted;
 }
 
 /** Every candidate of the query without a filter, the embedding known: the three retrievals at the same time. */

@@ -145,12 +145,28 @@ function compareIdentifiers(a: { identifier: string }, b: { identifier: string }
  * `type` means the client chose the types: nothing is weighted.
  */
 export function applyTypeWeights(matches: Match[], filter: NormalisedFilter, weights: Readonly<Record<string, number>>): Match[] {
-  if (Object.keys(weights).length === 0 || filter.some((f) => f.path === 'type')) return matches;
+  if (!typeWeightsApply(filter, weights)) return matches;
+  return rankBy(matches, (match) => match.relevance * typeWeight(match, filter, weights));
+}
+
+/** True when the type weights change anything: some are set and the filter does not name `type`. */
+function typeWeightsApply(filter: NormalisedFilter, weights: Readonly<Record<string, number>>): boolean {
+  return Object.keys(weights).length > 0 && !filter.some((f) => f.path === 'type');
+}
+
+/** A match's type weight in a search with `filter` (1 when the weights do not apply, or its type has none). */
+export function typeWeight(match: Pick<Match, 'type'>, filter: NormalisedFilter, weights: Readonly<Record<string, number>>): number {
+  if (!typeWeightsApply(filter, weights)) return 1;
+  return match.type !== null && Object.hasOwn(weights, match.type) ? weights[match.type] : 1;
+}
+
+/**
+ * The matches ordered by `rankOf` (on [0, 1]), ties by identifier, each scored at toScore of it: the order
+ * and the scores agree, within 0-100. A match whose rank is its relevance keeps its score.
+ */
+export function rankBy(matches: Match[], rankOf: (match: Match) => number): Match[] {
   return matches
-    .map((match) => ({
-      match,
-      rank: match.relevance * (match.type !== null && Object.hasOwn(weights, match.type) ? weights[match.type] : 1),
-    }))
+    .map((match) => ({ match, rank: rankOf(match) }))
     .sort((a, b) => b.rank - a.rank || compareIdentifiers(a.match, b.match))
     .map(({ match, rank }) => (rank === match.relevance ? match : { ...match, score: toScore(rank) }));
 }

@@ -1,0 +1,80 @@
+// What the registry knows about an entry beyond its text, applied after scoring in one place
+// (docs/liveness.md "Ranking"): an entry whose endpoint fails ranks below live ones doing the same job
+// (LIVENESS_DEMOTION), one dead for longer than LIVENESS_DROP_AFTER_SECONDS leaves the results unless the
+// filter names `@liveness`, and a verified one (ARD v0.91 §4.5.2) may rank higher (TRUST_RANK_BOOST, off by
+// default). The search pipeline applies it to its matched set, so POST /search, POST /explore and
+// federation's `auto` (which fuses the local scores rank gives) all see the same adjusted list.
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../db/schema';
+import { filtersOnLiveness, type NormalisedFilter } from '../query-filter';
+import { rankBy, typeWeight, type Match } from './scoring';
+
+export interface EntryStateRanking {
+  /** Failing entries (unreachable, dead) rank at (relevance x type weight) x (1 - demotion); 0 = off. */
+  livenessDemotion: number;
+  /** An entry dead for longer than this (seconds) is left out unless the filter names `@liveness`. */
+  dropDeadAfterSeconds: number;
+  /** Verified entries rank at r + boost x (1 - r), r = relevance x type weight; 0 = off. */
+  verifiedBoost: number;
+}
+
+interface EntryStates {
+  failing: Set<string>;
+  dropped: Set<string>;
+  verified: Set<string>;
+}
+
+/**
+ * The matched set adjusted for the entries' states: the same matches less the long-dead ones, ordered by
+ * their adjusted rank (ties by identifier) and scored at it (0-100). `typeWeights` are the ones the pipeline
+ * applied, so the adjustment starts from the rank the list is in.
+ */
+export async function adjustForEntryState(
+  db: Kysely<Database>,
+  matches: Match[],
+  filter: NormalisedFilter,
+  ranking: EntryStateRanking,
+  typeWeights: Readonly<Record<string, number>>,
+  now: Date = new Date(),
+): Promise<Match[]> {
+  if (matches.length === 0) return matches;
+  const keepDead = filtersOnLiveness(filter);
+  const states = await entryStates(db, matches, ranking, keepDead, now);
+  if (states.failing.size + states.dropped.size + states.verified.size === 0) return matches;
+  const kept = states.dropped.size === 0 ? matches : matches.filter((m) => !states.dropped.has(m.identifier));
+  return rankBy(kept, (match) => {
+    const rank = match.relevance * typeWeight(match, filter, typeWeights);
+    if (states.failing.has(match.identifier)) return rank * (1 - ranking.livenessDemotion);
+    if (states.verified.has(match.identifier)) return rank + ranking.verifiedBoost * (1 - rank);
+    return rank;
+  });
+}
+
+/** The matches' liveness and trust states that change their rank, read in one statement (the primary key per entry). */
+async function entryStates(
+  db: Kysely<Database>,
+  matches: Match[],
+  ranking: EntryStateRanking,
+  keepDead: boolean,
+  now: Date,
+): Promise<EntryStates> {
+  const ids = matches.map((m) => m.identifier);
+  const dropBefore = new Date(now.getTime() - ranking.dropDeadAfterSeconds * 1000).toISOString();
+  const boost = ranking.verifiedBoost > 0;
+  const { rows } = await sql<{ identifier: string; failing: boolean; dropped: boolean; verified: boolean }>`
+    SELECT e.identifier,
+           coalesce(l.state IN ('unreachable', 'dead'), false) AS failing,
+           coalesce(NOT ${keepDead} AND l.state = 'dead' AND l.dead_since <= ${dropBefore}::timestamptz, false) AS dropped,
+           coalesce(v.state = 'verified', false) AS verified
+    FROM entries e
+    LEFT JOIN entry_liveness l ON l.identifier = e.identifier AND l.content_hash = e.content_hash
+    LEFT JOIN entry_verification v ON ${boost} AND v.identifier = e.identifier AND v.content_hash = e.content_hash
+    WHERE e.identifier = ANY(${ids}::text[]) AND (l.state IN ('unreachable', 'dead') OR v.state = 'verified')`.execute(db);
+  const states: EntryStates = { failing: new Set(), dropped: new Set(), verified: new Set() };
+  for (const row of rows) {
+    if (row.dropped) states.dropped.add(row.identifier);
+    else if (row.failing && ranking.livenessDemotion > 0) states.failing.add(row.identifier);
+    else if (row.verified && boost) states.verified.add(row.identifier);
+  }
+  return states;
+}
