@@ -5,7 +5,15 @@ import type { RegistryConfig } from '../config';
 import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import type { Logger } from '../logger';
-import { createDnsClient, createHostLimiter, createHttpClient, HTTP_CLIENT_DEFAULTS, type DnsClient, type HostLimiter, type HttpClient } from '../outbound';
+import {
+  createDnsClient,
+  createHostLimiter,
+  createHttpClient,
+  HTTP_CLIENT_DEFAULTS,
+  type DnsClient,
+  type HostLimiter,
+  type HttpClient,
+} from '../outbound';
 import { createCrawler, type Crawler } from './crawler';
 
 export { createCrawler, CRAWL_LEASE_SECONDS } from './crawler';
