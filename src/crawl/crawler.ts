@@ -261,7 +261,7 @@ class CrawlSession {
   failedReport(error: unknown): CrawlReport {
     const reason = this.signal.aborted ? 'the crawl did not finish within its lease' : 'internal error';
     const message = error instanceof Error ? error.message : String(error);
-    return this.report('failed', null, null, null, `${reason}: ${message.slice(0, 500)}`, { added: 0, updated: 0, unchanged: 0 }, []);
+    return this.report({ status: 'failed', error: `${reason}: ${message.slice(0, 500)}` });
   }
 
   async run(): Promise<CrawlReport> {
@@ -286,33 +286,23 @@ class CrawlSession {
         await this.readNested(next);
       }
       if (this.documents.every((d) => d.status === 'not-modified' || d.status === 'skipped') && this.accepted.length === 0) {
-        return this.report('not-modified', catalogUrl, via, httpStatus, null, { added: 0, updated: 0, unchanged: this.kept.size }, []);
-      }
-      const { counts, removed } = await this.store();
-      return this.report(this.incomplete ? 'partial' : 'ok', catalogUrl, via, httpStatus, null, counts, removed);
-    } catch (error) {
-      if (this.signal.aborted && !(error instanceof CrawlAbort)) throw error;
-      if (error instanceof CrawlAbort) {
-        return this.report(
-          'failed',
-          catalogUrl,
-          via,
-          error.httpStatus ?? httpStatus,
-          error.message,
-          { added: 0, updated: 0, unchanged: 0 },
-          [],
-        );
-      }
-      if (isOutboundError(error)) {
-        return this.report(
-          'failed',
+        return this.report({
+          status: 'not-modified',
           catalogUrl,
           via,
           httpStatus,
-          `${error.code}: ${error.message}`,
-          { added: 0, updated: 0, unchanged: 0 },
-          [],
-        );
+          counts: { added: 0, updated: 0, unchanged: this.kept.size },
+        });
+      }
+      const { counts, removed } = await this.store();
+      return this.report({ status: this.incomplete ? 'partial' : 'ok', catalogUrl, via, httpStatus, counts, removed });
+    } catch (error) {
+      if (this.signal.aborted && !(error instanceof CrawlAbort)) throw error;
+      if (error instanceof CrawlAbort) {
+        return this.report({ status: 'failed', catalogUrl, via, httpStatus: error.httpStatus ?? httpStatus, error: error.message });
+      }
+      if (isOutboundError(error)) {
+        return this.report({ status: 'failed', catalogUrl, via, httpStatus, error: `${error.code}: ${error.message}` });
       }
       throw error;
     }
@@ -728,15 +718,18 @@ class CrawlSession {
     if (this.rejected.length < MAX_REPORTED_REJECTIONS) this.rejected.push({ ...problem, identifier });
   }
 
-  private report(
-    status: CrawlStatus,
-    catalogUrl: string | null,
-    via: DiscoveryMechanism | null,
-    httpStatus: number | null,
-    error: string | null,
-    counts: { added: number; updated: number; unchanged: number },
-    removed: string[],
-  ): CrawlReport {
+  /** What is not given is null (catalog, mechanism, status, error), nothing changed and nothing removed. */
+  private report(outcome: {
+    status: CrawlStatus;
+    catalogUrl?: string | null;
+    via?: DiscoveryMechanism | null;
+    httpStatus?: number | null;
+    error?: string | null;
+    counts?: { added: number; updated: number; unchanged: number };
+    removed?: string[];
+  }): CrawlReport {
+    const { status, catalogUrl = null, via = null, httpStatus = null, error = null, removed = [] } = outcome;
+    const counts = outcome.counts ?? { added: 0, updated: 0, unchanged: 0 };
     const finished = new Date();
     return {
       sourceId: this.sourceId,

@@ -23,7 +23,11 @@ function reply(res: Response, status: number, body?: unknown): void {
 
 export const ADMIN_MANIFESTS_PATH = '/admin/manifests';
 
-function adminAuthLimiter(ctx: AppContext): RequestHandler {
+/**
+ * The failed-authentication limit of every admin route: one limiter, so POST /admin/manifests (mounted apart,
+ * below) and the other admin routes count a client's failures together.
+ */
+export function createAdminAuthLimit(ctx: AppContext): RequestHandler {
   return createAdminAuthLimiter({ perMinute: ctx.config.adminAuthFailuresPerMinute, redis: ctx.redis?.client ?? null, logger: ctx.logger });
 }
 
@@ -35,13 +39,13 @@ function adminGuard(ctx: AppContext): RequestHandler {
  * POST /admin/manifests carries a whole manifest (up to MAX_MANIFEST_BYTES, like `ingest <file>`), more than
  * the API's body limit: app.ts mounts this before its JSON parser. The token is checked before the body is read.
  */
-export function adminManifestBodyParser(ctx: AppContext): RequestHandler[] {
-  return [adminAuthLimiter(ctx), adminGuard(ctx), express.json({ limit: MAX_MANIFEST_BYTES, strict: true })];
+export function adminManifestBodyParser(ctx: AppContext, authLimit: RequestHandler): RequestHandler[] {
+  return [authLimit, adminGuard(ctx), express.json({ limit: MAX_MANIFEST_BYTES, strict: true })];
 }
 
-export function createAdminRouter(ctx: AppContext): express.Router {
+export function createAdminRouter(ctx: AppContext, authLimit: RequestHandler): express.Router {
   const router = express.Router({ caseSensitive: true });
-  router.use(adminAuthLimiter(ctx));
+  router.use(authLimit);
   router.use(adminGuard(ctx));
 
   router.post('/manifests', async (req: Request, res: Response) => {

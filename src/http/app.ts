@@ -11,7 +11,7 @@ import { requestScope } from '../logger';
 import type { HandlerRequest, HandlerResponse } from './handler';
 import { operationHandlers } from './handlers';
 import { checkReadiness } from './health';
-import { ADMIN_MANIFESTS_PATH, adminManifestBodyParser, createAdminRouter } from './admin-routes';
+import { ADMIN_MANIFESTS_PATH, adminManifestBodyParser, createAdminAuthLimit, createAdminRouter } from './admin-routes';
 import { createOpenApiBackend } from './openapi';
 import { createRateLimiter } from './rate-limit';
 import { announcedBodyLimit, jsonContentTypeGuard, jsonShapeGuard, requestDeadline } from './request-guards';
@@ -152,13 +152,14 @@ export function createApp(ctx: AppContext): RegistryApp {
   mountLibraryRoutes(app, { publicUrl: ctx.config.publicUrl, db: ctx.readDb, library: ctx.library });
   mountMcpOverHttp(app, '/mcp', async () => createAlexandriaMcpServer(ctx.library.service, { logger: ctx.logger }), { logger: ctx.logger });
 
-  app.use(ADMIN_MANIFESTS_PATH, ...adminManifestBodyParser(ctx));
+  const adminAuthLimit = createAdminAuthLimit(ctx);
+  app.use(ADMIN_MANIFESTS_PATH, ...adminManifestBodyParser(ctx, adminAuthLimit));
   app.use(express.json({ limit: ctx.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
   app.use(jsonContentTypeGuard());
   app.use(jsonShapeGuard());
 
   // Admin routes are not part of the ARD contract: mounted before the OpenAPI router, token-guarded.
-  app.use('/admin', createAdminRouter(ctx));
+  app.use('/admin', createAdminRouter(ctx, adminAuthLimit));
 
   api.register({
     validationFail: (c) => {

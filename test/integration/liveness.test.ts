@@ -19,7 +19,8 @@ import { freePort, json, startFakePeer, type FakePeer } from '../helpers/peers';
 import { createTestCrawlClient, startPublisherServer, type PublisherServer } from '../helpers/publisher-server';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 
-const TIMEOUT_MS = 400;
+// The probes' deadline: a loopback handshake takes a few ms, but a busy CI machine can stretch one past a second.
+const TIMEOUT_MS = 2000;
 const MCP = 'application/mcp-server-card+json';
 const A2A = 'application/a2a-agent-card+json';
 const SKILL = 'application/ai-skill';
