@@ -18,6 +18,8 @@ import { EmbeddingModels } from './embedding/model-switch';
 import { loadOnnxEmbedder } from './embedding/onnx-embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
 import { createFederation, type Federation } from './federation/federation-service';
+import { startMirrorFollower, type MirrorFollower } from './federation/mirror-follower';
+import { mirroredBases } from './federation/peer-directory';
 import { ALEXANDRIA_LIBRARY_FILE } from './ingest/alexandria-corpus';
 import { createLogger, type Logger } from './logger';
 import { registerFederationMetrics } from './observability/federation-metrics';
@@ -59,6 +61,8 @@ export interface AppContext {
   federation: Federation;
   /** Checks entries' trust manifests in the background (src/trust, TRUST_POLL_MS). */
   trust: TrustUpkeep;
+  /** Follows the change feeds of PEERS_MIRROR in the background (MIRROR_POLL_SECONDS; docs/federation.md "Mirroring"). */
+  mirror: MirrorFollower;
   destroy(): Promise<void>;
 }
 
@@ -128,9 +132,21 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       },
       config.trustPollMs,
     );
+    const mirror = startMirrorFollower(
+      {
+        db: database.db,
+        embedder,
+        glossary,
+        binding: config.trustBinding,
+        peers: mirroredBases(config.peersMirror, config.publicUrl),
+        maxEntries: config.mirrorMaxEntries,
+        logger,
+      },
+      config.mirrorPollSeconds,
+    );
     const metrics = createMetrics();
     if (bundled) metrics.bundledEmbeddingRuntime.set({ runtime: bundled.runtime }, 1);
-    registerFederationMetrics(metrics, federation);
+    registerFederationMetrics(metrics, federation, mirror);
     const pageTokens = createPageTokenCodec(secret);
     const search = createSearchService({
       db: database.readDb,
@@ -159,7 +175,9 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       crawler,
       federation,
       trust,
+      mirror,
       async destroy() {
+        await mirror.stop();
         await trust.stop();
         await crawler.close();
         await federation.close();
