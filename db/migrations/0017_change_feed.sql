@@ -2,12 +2,13 @@
 --
 -- `change_seq` orders the writes of `entries`: every insert, every change of content (`content_hash`),
 -- of tombstone (`deleted_at`) or of owner (`mirror_peer`) takes the next value of `entries_change_seq`.
--- Other updates (a gloss refresh) keep it. The value is taken under a transaction-scoped advisory lock,
--- held until commit, so writers of `entries` take their sequence numbers in commit order: a reader's
--- snapshot always sees a prefix of the sequence, and a feed page that ends at N never misses a change
--- with a number below N committed later. The statement triggers of `entries` (statistics, facets,
--- postings) already serialise its writers on the `corpus_stats` row, so the lock costs no concurrency
--- that was there.
+-- Other updates (a gloss refresh) keep it. Every statement that writes `entries` first takes a
+-- transaction-scoped advisory lock, held until commit, so writers of `entries` take their sequence
+-- numbers in commit order: a reader's snapshot always sees a prefix of the sequence, and a feed page
+-- that ends at N never misses a change with a number below N committed later. The lock is taken before
+-- the statement touches a row (a statement trigger), so it always comes before the row locks and two
+-- writers cannot deadlock on it. The statement triggers of `entries` (statistics, facets, postings)
+-- already serialise its writers on the `corpus_stats` row, so the lock costs no concurrency that was there.
 --
 -- `mirror_peer` is the base URL of the peer whose change feed an entry was copied from (PEERS_MIRROR);
 -- null for this registry's own entries. The feed lists own entries only: a mirror does not republish.
@@ -19,14 +20,22 @@ CREATE SEQUENCE entries_change_seq AS bigint;
 ALTER TABLE entries ADD COLUMN change_seq bigint NOT NULL DEFAULT nextval('entries_change_seq');
 ALTER SEQUENCE entries_change_seq OWNED BY entries.change_seq;
 
+CREATE FUNCTION ard_entries_change_lock() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- Two-key form: a space of its own (the migration lock uses the one-key form).
+  PERFORM pg_advisory_xact_lock(1095910212, 17);
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER entries_change_lock BEFORE INSERT OR UPDATE OR DELETE ON entries
+  FOR EACH STATEMENT EXECUTE FUNCTION ard_entries_change_lock();
+
 CREATE FUNCTION ard_entries_change_seq() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT'
      OR NEW.content_hash IS DISTINCT FROM OLD.content_hash
      OR NEW.deleted_at IS DISTINCT FROM OLD.deleted_at
      OR NEW.mirror_peer IS DISTINCT FROM OLD.mirror_peer THEN
-    -- Two-key form: a space of its own (the migration lock uses the one-key form).
-    PERFORM pg_advisory_xact_lock(1095910212, 17);
     NEW.change_seq := nextval('entries_change_seq');
   END IF;
   RETURN NEW;

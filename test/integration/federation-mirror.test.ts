@@ -153,17 +153,20 @@ describe('GET /changes (registry extension, docs/api.md "Change feed")', () => {
       return (res.body as Page).hasMore;
     };
     let writing = true;
-    const writer = (async () => {
-      for (let round = 0; round < 5; round++) {
+    // Two writers in transactions of their own at once (the pool's connections), so commits can
+    // interleave with the numbering; a third removes entries between them.
+    const writes = (name: string) => async () => {
+      for (let round = 0; round < 5; round++)
         await ingest(q, [
-          peerEntry('feed.example', `new-${round}`, `feed item added in round ${round}`),
-          { ...base[round]!, description: `feed item ${round} changed in round ${round}` },
+          peerEntry('feed.example', `${name}-${round}`, `feed item added by ${name} in round ${round}`),
+          { ...base[(round + (name === 'a' ? 0 : 1)) % 6]!, description: `feed item changed by ${name} in round ${round}` },
         ]);
-        await markDeleted(q.ctx.db, [base[(round + 3) % 6]!.identifier], new Date());
-      }
-      writing = false;
-    })();
-    // The reader pages while the writer writes, then catches up.
+    };
+    const removes = async () => {
+      for (let round = 0; round < 5; round++) await markDeleted(q.ctx.db, [base[(round + 3) % 6]!.identifier], new Date());
+    };
+    const writer = Promise.all([writes('a')(), writes('b')(), removes()]).finally(() => (writing = false));
+    // The reader pages while the writers write, then catches up.
     while (writing) await follow();
     await writer;
     while (await follow());
