@@ -18,7 +18,7 @@ import { EmbeddingModels } from './embedding/model-switch';
 import { loadOnnxEmbedder } from './embedding/onnx-embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
 import { createFederation, type Federation } from './federation/federation-service';
-import { startMirrorFollower, type MirrorFollower } from './federation/mirror-follower';
+import { createMirrorFollower, type MirrorFollower } from './federation/mirror-follower';
 import { mirroredBases } from './federation/peer-directory';
 import { ALEXANDRIA_LIBRARY_FILE } from './ingest/alexandria-corpus';
 import { createLogger, type Logger } from './logger';
@@ -61,7 +61,7 @@ export interface AppContext {
   federation: Federation;
   /** Checks entries' trust manifests in the background (src/trust, TRUST_POLL_MS). */
   trust: TrustUpkeep;
-  /** Follows the change feeds of PEERS_MIRROR in the background (MIRROR_POLL_SECONDS; docs/federation.md "Mirroring"). */
+  /** Follows the change feeds of PEERS_MIRROR (every MIRROR_POLL_SECONDS once server.ts starts it; docs/federation.md "Mirroring"). */
   mirror: MirrorFollower;
   destroy(): Promise<void>;
 }
@@ -132,18 +132,16 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       },
       config.trustPollMs,
     );
-    const mirror = startMirrorFollower(
-      {
-        db: database.db,
-        embedder,
-        glossary,
-        binding: config.trustBinding,
-        peers: mirroredBases(config.peersMirror, config.publicUrl),
-        maxEntries: config.mirrorMaxEntries,
-        logger,
-      },
-      config.mirrorPollSeconds,
-    );
+    // Started by a serving registry (server.ts); one-shot commands leave it idle.
+    const mirror = createMirrorFollower({
+      db: database.db,
+      embedder,
+      glossary,
+      binding: config.trustBinding,
+      peers: mirroredBases(config.peersMirror, config.publicUrl),
+      maxEntries: config.mirrorMaxEntries,
+      logger,
+    });
     const metrics = createMetrics();
     if (bundled) metrics.bundledEmbeddingRuntime.set({ runtime: bundled.runtime }, 1);
     registerFederationMetrics(metrics, federation, mirror);

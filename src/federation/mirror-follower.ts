@@ -72,6 +72,8 @@ export interface MirrorFollowerDeps {
 export interface MirrorFollower {
   /** Syncs every mirrored peer now (the timer does this every MIRROR_POLL_SECONDS); one sync at a time. */
   sync(): Promise<MirrorReport[]>;
+  /** Syncs at once, then every `pollSeconds` after the end of the last sync (a serving registry calls it); 0 = never. */
+  start(pollSeconds: number): void;
   /** The last report of each peer, by base URL. */
   lastReports(): ReadonlyMap<string, MirrorReport>;
   stop(): Promise<void>;
@@ -129,7 +131,7 @@ export async function syncMirroredPeer(
     }
     report.pages++;
     const page = fetched.page;
-    await applyPage(deps, peer, page, report, cursor);
+    await applyPage(deps, peer, page, report);
     const stuck = page.nextCursor === cursor && (page.hasMore || page.changes.length + page.refused.length > 0);
     cursor = page.nextCursor;
     if (stuck) {
@@ -201,7 +203,6 @@ async function applyPage(
   peer: string,
   page: PeerChangePage,
   report: MirrorReport,
-  cursor: string | null,
 ): Promise<void> {
   const refuse = (identifier: string | null, reason: string) => {
     report.refusedCount++;
@@ -239,11 +240,6 @@ async function applyPage(
   report.updated += counts.updated;
   report.unchanged += counts.unchanged;
   report.removed += removed;
-  if (report.refusedCount > 0 && deps.logger)
-    deps.logger.warn(
-      { peer, cursor, refused: report.refusedCount, sample: report.refused.slice(0, 3) },
-      'mirrored peer sent changes that were refused',
-    );
 }
 
 /**
@@ -277,8 +273,8 @@ async function entriesThisPeerMayHold(
   return out;
 }
 
-/** Syncs every mirrored peer every `pollSeconds` (the first time at once); 0 = only when `sync()` is called. */
-export function startMirrorFollower(deps: MirrorFollowerDeps, pollSeconds: number): MirrorFollower {
+/** The follower of every mirrored peer; nothing runs until `start()` or `sync()`. */
+export function createMirrorFollower(deps: MirrorFollowerDeps): MirrorFollower {
   const http = deps.http ?? createMirrorHttpClient();
   const abort = new AbortController();
   const reports = new Map<string, MirrorReport>();
@@ -293,6 +289,11 @@ export function startMirrorFollower(deps: MirrorFollowerDeps, pollSeconds: numbe
         reports.set(peer, report);
         out.push(report);
         if (report.status === 'failed') deps.logger?.warn({ peer, error: report.error }, 'mirrored peer could not be synced');
+        if (report.refusedCount > 0)
+          deps.logger?.warn(
+            { peer, refused: report.refusedCount, sample: report.refused.slice(0, 3) },
+            'mirrored peer sent changes that were refused',
+          );
       } catch (error) {
         deps.logger?.error({ peer, err: error }, 'mirror sync failed');
       }
@@ -305,14 +306,17 @@ export function startMirrorFollower(deps: MirrorFollowerDeps, pollSeconds: numbe
     });
     return running;
   };
-  const schedule = () => {
-    if (pollSeconds <= 0 || abort.signal.aborted || deps.peers.length === 0) return;
-    timer = setTimeout(() => void sync().finally(schedule), pollSeconds * 1000);
-    timer.unref();
-  };
-  if (pollSeconds > 0 && deps.peers.length > 0) void sync().finally(schedule);
   return {
     sync,
+    start(pollSeconds) {
+      if (pollSeconds <= 0 || deps.peers.length === 0) return;
+      const schedule = () => {
+        if (abort.signal.aborted) return;
+        timer = setTimeout(() => void sync().finally(schedule), pollSeconds * 1000);
+        timer.unref();
+      };
+      void sync().finally(schedule);
+    },
     lastReports: () => reports,
     async stop() {
       abort.abort();
