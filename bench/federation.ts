@@ -137,21 +137,21 @@ async function timeTexts(reg: Searchable, federation: string, texts: string[]): 
 }
 
 /**
- * A peer on a machine of its own, simulated: `peer`'s answers to `texts` (the request a hub sends: 20
- * results, federation none) are recorded one at a time, with how long each took; the replay server
+ * A peer on a machine of its own, simulated: `peer`'s answers to `texts` (the request a hub sends: the
+ * caller's 10 results, federation none) are recorded one at a time, with how long each took; the replay server
  * answers a recorded text after that time, using no CPU meanwhile, as a registry elsewhere would.
  */
 async function recordAndReplay(peer: Searchable, texts: string[]): Promise<{ server: FakePeer; ms: number[] }> {
   const recorded = new Map<string, { ms: number; body: unknown }>();
   for (const text of texts) {
     const started = performance.now();
-    const res = await peer.post('/search', { query: { text }, federation: 'none', pageSize: 20 });
+    const res = await peer.post('/search', { query: { text }, federation: 'none', pageSize: 10 });
     if (res.status !== 200) throw new Error(`recording failed: ${res.status}`);
     recorded.set(text, { ms: performance.now() - started, body: res.body });
   }
   const server = await startFakePeer((_req, res, body) => {
     const request = body as { query?: { text?: string }; pageSize?: number; pageToken?: string } | undefined;
-    const answer = request?.pageSize === 20 && !request.pageToken ? recorded.get(request.query?.text ?? '') : undefined;
+    const answer = request?.pageSize === 10 && !request.pageToken ? recorded.get(request.query?.text ?? '') : undefined;
     if (!answer) return json(res, 500, { errorCode: 'INTERNAL', message: 'not a recorded request' });
     setTimeout(() => json(res, 200, answer.body), answer.ms);
   });

@@ -41,6 +41,12 @@ export interface RegistryConfig {
   adminAuthFailuresPerMinute: number;
   /** Peer registries' base URLs for federation. */
   peers: string[];
+  /** Peer registries followed through their change feed (GET /changes) and served locally, never asked live. */
+  peersMirror: string[];
+  /** Seconds between two reads of each mirrored peer's change feed; 0 = no background reads. */
+  mirrorPollSeconds: number;
+  /** Most live entries mirrored from one peer; changes past it are refused and reported. */
+  mirrorMaxEntries: number;
   /** Time budget of a federated search, in milliseconds. */
   federationBudgetMs: number;
   /** How many registry-to-registry hops a federated search may take from here (1 = direct peers only). */
@@ -340,6 +346,9 @@ const ENV_SCHEMA = z
     ADMIN_TOKEN: optionalText(),
     ADMIN_AUTH_FAILURES_PER_MINUTE: integer(10, 1, 100_000),
     PEERS: peerUrls(),
+    PEERS_MIRROR: peerUrls(),
+    MIRROR_POLL_SECONDS: integer(60, 0, 86400),
+    MIRROR_MAX_ENTRIES: integer(100_000, 1, 10_000_000),
     FEDERATION_BUDGET_MS: integer(1500, 50, 60000),
     FEDERATION_MAX_HOPS: integer(1, 0, 8),
     FEDERATION_MAX_CONCURRENCY: integer(32, 1, 1024),
@@ -432,6 +441,9 @@ export function envToConfig(env: Env): RegistryConfig {
     adminToken: e.ADMIN_TOKEN,
     adminAuthFailuresPerMinute: e.ADMIN_AUTH_FAILURES_PER_MINUTE,
     peers: e.PEERS,
+    peersMirror: e.PEERS_MIRROR,
+    mirrorPollSeconds: e.MIRROR_POLL_SECONDS,
+    mirrorMaxEntries: e.MIRROR_MAX_ENTRIES,
     federationBudgetMs: e.FEDERATION_BUDGET_MS,
     federationMaxHops: e.FEDERATION_MAX_HOPS,
     federationMaxConcurrency: e.FEDERATION_MAX_CONCURRENCY,

@@ -19,6 +19,8 @@ import { EmbeddingModels } from './embedding/model-switch';
 import { loadOnnxEmbedder } from './embedding/onnx-embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
 import { createFederation, type Federation } from './federation/federation-service';
+import { createMirrorFollower, type MirrorFollower } from './federation/mirror-follower';
+import { mirroredBases } from './federation/peer-directory';
 import { ALEXANDRIA_LIBRARY_FILE } from './ingest/alexandria-corpus';
 import { startLivenessUpkeep, type LivenessUpkeep } from './liveness';
 import { createLogger, type Logger } from './logger';
@@ -66,6 +68,8 @@ export interface AppContext {
   indexUpkeep: IndexUpkeep;
   /** Probes what the registry lists in the background (src/liveness, LIVENESS_POLL_MS); tick() probes what is due now. */
   liveness: LivenessUpkeep;
+  /** Follows the change feeds of PEERS_MIRROR (every MIRROR_POLL_SECONDS once server.ts starts it; docs/federation.md "Mirroring"). */
+  mirror: MirrorFollower;
   destroy(): Promise<void>;
 }
 
@@ -137,6 +141,16 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       },
       config.trustPollMs,
     );
+    // Started by a serving registry (server.ts); one-shot commands leave it idle.
+    const mirror = createMirrorFollower({
+      db: database.db,
+      embedder,
+      glossary,
+      binding: config.trustBinding,
+      peers: mirroredBases(config.peersMirror, config.publicUrl),
+      maxEntries: config.mirrorMaxEntries,
+      logger,
+    });
     const metrics = createMetrics();
     // The crawler's client and host limiter: its User-Agent, address policy, and one spacing per host for
     // crawls and probes together (CRAWL_HOST_DELAY_MS, raised by robots.txt Crawl-delay).
@@ -157,7 +171,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       config.liveness.probes ? config.liveness.pollMs : 0,
     );
     if (bundled) metrics.bundledEmbeddingRuntime.set({ runtime: bundled.runtime }, 1);
-    registerFederationMetrics(metrics, federation);
+    registerFederationMetrics(metrics, federation, mirror);
     const pageTokens = createPageTokenCodec(secret);
     const search = createSearchService({
       db: database.readDb,
@@ -193,7 +207,9 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       trust,
       indexUpkeep: upkeep,
       liveness,
+      mirror,
       async destroy() {
+        await mirror.stop();
         await liveness.stop();
         await trust.stop();
         await crawler.close();

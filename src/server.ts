@@ -71,6 +71,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
     await ready;
     handler = app;
     ctx.logger.info({ url, database: ctx.database.kind, publicUrl: config.publicUrl }, 'registry ready');
+    ctx.mirror.start(config.mirrorPollSeconds);
     const scheduler = config.crawl.schedulerEnabled
       ? startCrawlScheduler({ db: ctx.db, crawler: ctx.crawler, config: config.crawl, logger: ctx.logger })
       : null;

@@ -14,6 +14,8 @@ export interface EntryToStore {
   fetchedAt: Date;
   /** The crawl source it came from; absent for files (stored as null). */
   sourceId?: string | null;
+  /** The peer (base URL) whose change feed it is mirrored from; absent for own entries (stored as null). */
+  mirrorPeer?: string | null;
 }
 
 export interface PreparedEntry extends EntryToStore {
@@ -32,16 +34,22 @@ export function prepareEntry(input: EntryToStore, glossary: ProductGlossary = PR
   };
 }
 
+export interface StoredState {
+  hash: string;
+  deleted: boolean;
+  sourceId: string | null;
+  origin: string;
+  /** The peer the entry is mirrored from; null for an own entry. */
+  mirrorPeer: string | null;
+}
+
 /** Content hashes of the given identifiers (deleted ones included), to skip unchanged entries. */
-export async function storedHashes(
-  db: Kysely<Database>,
-  identifiers: string[],
-): Promise<Map<string, { hash: string; deleted: boolean; sourceId: string | null; origin: string }>> {
-  const out = new Map<string, { hash: string; deleted: boolean; sourceId: string | null; origin: string }>();
+export async function storedHashes(db: Kysely<Database>, identifiers: string[]): Promise<Map<string, StoredState>> {
+  const out = new Map<string, StoredState>();
   for (let i = 0; i < identifiers.length; i += 1000) {
     const rows = await db
       .selectFrom('entries')
-      .select(['identifier', 'content_hash', 'deleted_at', 'source_id', 'origin'])
+      .select(['identifier', 'content_hash', 'deleted_at', 'source_id', 'origin', 'mirror_peer'])
       .where('identifier', 'in', identifiers.slice(i, i + 1000))
       .execute();
     for (const r of rows)
@@ -50,6 +58,7 @@ export async function storedHashes(
         deleted: r.deleted_at !== null,
         sourceId: r.source_id === null ? null : String(r.source_id),
         origin: r.origin,
+        mirrorPeer: r.mirror_peer,
       });
   }
   return out;
@@ -57,12 +66,15 @@ export async function storedHashes(
 
 /**
  * Inserts or replaces entries by identifier. `created_at` survives replacement; `updated_at` is the
- * entry's own updatedAt when it has one, else the time its content last changed here.
+ * entry's own updatedAt when it has one, else the time its content last changed here. A mirrored
+ * copy (`mirrorPeer` set) never replaces a live entry that is this registry's own or another peer's
+ * (decision 0029); returns the identifiers written.
  */
-export async function upsertEntries(db: Kysely<Database>, items: PreparedEntry[]): Promise<void> {
+export async function upsertEntries(db: Kysely<Database>, items: PreparedEntry[]): Promise<Set<string>> {
+  const written = new Set<string>();
   for (let i = 0; i < items.length; i += 200) {
     const chunk = items.slice(i, i + 200);
-    await db
+    const rows = await db
       .insertInto('entries')
       .values(
         chunk.map((item) => ({
@@ -84,31 +96,45 @@ export async function upsertEntries(db: Kysely<Database>, items: PreparedEntry[]
           search_text: item.text,
           gloss: item.gloss,
           source_id: item.sourceId ?? null,
+          mirror_peer: item.mirrorPeer ?? null,
         })),
       )
       .onConflict((oc) =>
-        oc.column('identifier').doUpdateSet((eb) => ({
-          publisher: eb.ref('excluded.publisher'),
-          type: eb.ref('excluded.type'),
-          display_name: eb.ref('excluded.display_name'),
-          description: eb.ref('excluded.description'),
-          version: eb.ref('excluded.version'),
-          tags: eb.ref('excluded.tags'),
-          capabilities: eb.ref('excluded.capabilities'),
-          entry: eb.ref('excluded.entry'),
-          host: eb.ref('excluded.host'),
-          content_hash: eb.ref('excluded.content_hash'),
-          origin: eb.ref('excluded.origin'),
-          fetched_at: eb.ref('excluded.fetched_at'),
-          updated_at: eb.ref('excluded.updated_at'),
-          deleted_at: null,
-          search_text: eb.ref('excluded.search_text'),
-          gloss: eb.ref('excluded.gloss'),
-          source_id: eb.ref('excluded.source_id'),
-        })),
+        oc
+          .column('identifier')
+          .doUpdateSet((eb) => ({
+            publisher: eb.ref('excluded.publisher'),
+            type: eb.ref('excluded.type'),
+            display_name: eb.ref('excluded.display_name'),
+            description: eb.ref('excluded.description'),
+            version: eb.ref('excluded.version'),
+            tags: eb.ref('excluded.tags'),
+            capabilities: eb.ref('excluded.capabilities'),
+            entry: eb.ref('excluded.entry'),
+            host: eb.ref('excluded.host'),
+            content_hash: eb.ref('excluded.content_hash'),
+            origin: eb.ref('excluded.origin'),
+            fetched_at: eb.ref('excluded.fetched_at'),
+            updated_at: eb.ref('excluded.updated_at'),
+            deleted_at: null,
+            search_text: eb.ref('excluded.search_text'),
+            gloss: eb.ref('excluded.gloss'),
+            source_id: eb.ref('excluded.source_id'),
+            mirror_peer: eb.ref('excluded.mirror_peer'),
+          }))
+          .where((eb) =>
+            eb.or([
+              eb('excluded.mirror_peer', 'is', null),
+              eb('entries.deleted_at', 'is not', null),
+              eb('entries.mirror_peer', '=', eb.ref('excluded.mirror_peer')),
+            ]),
+          ),
       )
+      .returning('identifier')
       .execute();
+    for (const r of rows) written.add(r.identifier);
   }
+  return written;
 }
 
 export async function storeVectors(
@@ -149,16 +175,22 @@ export async function getLiveEntry(
   return row ? { entry: row.entry as CatalogEntry, updatedAt: row.updated_at, contentHash: row.content_hash } : null;
 }
 
+export interface LiveEntry {
+  entry: CatalogEntry;
+  /** The peer (base URL) the entry is mirrored from; null for an own entry. */
+  mirroredFrom: string | null;
+}
+
 /** The live (not tombstoned) entries among `identifiers`, by identifier; absent ones are left out. */
-export async function getLiveEntries(db: Kysely<Database>, identifiers: string[]): Promise<Map<string, CatalogEntry>> {
+export async function getLiveEntries(db: Kysely<Database>, identifiers: string[]): Promise<Map<string, LiveEntry>> {
   if (identifiers.length === 0) return new Map();
   const rows = await db
     .selectFrom('entries')
-    .select(['identifier', 'entry'])
+    .select(['identifier', 'entry', 'mirror_peer'])
     .where('identifier', 'in', identifiers)
     .where('deleted_at', 'is', null)
     .execute();
-  return new Map(rows.map((r) => [r.identifier, r.entry as CatalogEntry]));
+  return new Map(rows.map((r) => [r.identifier, { entry: r.entry as CatalogEntry, mirroredFrom: r.mirror_peer }]));
 }
 
 export async function countLiveEntries(db: Kysely<Database>): Promise<number> {
@@ -180,6 +212,33 @@ export async function markDeleted(db: Kysely<Database>, identifiers: string[], a
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** Tombstones the live entries among `identifiers` that are mirrored from `peer` (its feed removed them); returns how many. */
+export async function markMirroredDeleted(db: Kysely<Database>, peer: string, identifiers: string[], at: Date): Promise<number> {
+  let removed = 0;
+  for (let i = 0; i < identifiers.length; i += 1000) {
+    const result = await db
+      .updateTable('entries')
+      .set({ deleted_at: at })
+      .where('identifier', 'in', identifiers.slice(i, i + 1000))
+      .where('mirror_peer', '=', peer)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    removed += Number(result.numUpdatedRows);
+  }
+  return removed;
+}
+
+/** How many live entries are mirrored from `peer`. */
+export async function countLiveMirrored(db: Kysely<Database>, peer: string): Promise<number> {
+  const row = await db
+    .selectFrom('entries')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('mirror_peer', '=', peer)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Live entries that came from `sourceId` (identifier, origin and stored entry). */

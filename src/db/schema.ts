@@ -32,6 +32,10 @@ export interface EntriesTable {
   term_doc: ColumnType<string, never, never>;
   /** A small integer key for the facet tables (db/migrations/0005_facets.sql); an identity column. */
   facet_key: ColumnType<number, never, never>;
+  /** The peer (base URL) this entry is mirrored from (PEERS_MIRROR); null for own entries (migration 0017). */
+  mirror_peer: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Position in the change feed, set by a trigger on every write (db/migrations/0017_change_feed.sql); a bigint, read as text. */
+  change_seq: ColumnType<string, never, never>;
 }
 
 export interface SourcesTable {
@@ -125,6 +129,16 @@ export interface EntryLivenessTable {
   next_probe_at: Timestamp;
 }
 
+/** One mirrored peer's follower state (db/migrations/0017_change_feed.sql, src/federation/mirror-follower.ts). */
+export interface MirrorPeersTable {
+  peer: string;
+  cursor: string | null;
+  last_sync_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  last_status: string | null;
+  last_error: string | null;
+  last_report: ColumnType<unknown, string | null | undefined, string | null>;
+}
+
 export interface Database {
   entries: EntriesTable;
   entry_vectors: EntryVectorsTable;
@@ -134,6 +148,7 @@ export interface Database {
   registry_settings: RegistrySettingsTable;
   schema_migrations: SchemaMigrationsTable;
   sources: SourcesTable;
+  mirror_peers: MirrorPeersTable;
   lexeme_stats: LexemeStatsTable;
   term_stats: TermStatsTable;
   corpus_stats: CorpusStatsTable;

@@ -54,6 +54,8 @@ export interface FederatedSearchDeps {
   /** The query vocabulary referrals match peers' words with; the bundled tables when absent. */
   vocabulary?: QueryVocabulary;
   configuredPeers: readonly string[];
+  /** PEERS_MIRROR: known peers served locally through their change feed, never asked live. */
+  mirroredPeers?: readonly string[];
   federation: Federation;
   logger: Logger;
 }
@@ -151,7 +153,7 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
   local.catch(() => undefined);
   let release: (() => void) | undefined;
   try {
-    const known = input.hop.hopsLeft > 0 ? await listKnownPeers(deps.db, deps.configuredPeers, deps.publicUrl) : [];
+    const known = input.hop.hopsLeft > 0 ? await listKnownPeers(deps.db, deps.configuredPeers, deps.publicUrl, deps.mirroredPeers) : [];
     const cursors = peerCursors(known, input.hop, state);
     if (cursors.length > 0) {
       federation.metrics.countFanout();
@@ -222,7 +224,7 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
       {
         key: 'local',
         local: true,
-        items: page.map((r) => ({ entry: r.entry, score: r.score, source: deps.publicUrl })),
+        items: page.map((r) => ({ entry: r.entry, score: r.score, source: r.mirroredFrom ?? deps.publicUrl })),
         lastScore: 100,
         complete: true,
       },
@@ -264,10 +266,13 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
 function peerCursors(known: readonly Peer[], hop: FederationHop, state: FederatedState | null): Array<{ peer: Peer; cursor: PeerCursor }> {
   if (hop.hopsLeft <= 0) return [];
   if (!state) {
-    return known
-      .filter((p) => !hop.visited.includes(p.baseUrl))
-      .slice(0, MAX_PEERS_PER_QUERY)
-      .map((peer) => ({ peer, cursor: { u: peer.baseUrl, s: 0, m: 100, c: [] } }));
+    return (
+      known
+        // A mirrored peer's entries are in our own index already (docs/federation.md "Mirroring").
+        .filter((p) => !hop.visited.includes(p.baseUrl) && !p.mirrored)
+        .slice(0, MAX_PEERS_PER_QUERY)
+        .map((peer) => ({ peer, cursor: { u: peer.baseUrl, s: 0, m: 100, c: [] } }))
+    );
   }
   const byBase = new Map(known.map((p) => [p.baseUrl, p]));
   return state.p.flatMap((cursor) => {

@@ -1,5 +1,5 @@
-// The peer registries this registry knows: the operator's PEERS (trusted configuration) and the
-// registries discovered by crawling (live entries of type application/ai-registry[+json], whose
+// The peer registries this registry knows: the operator's PEERS and PEERS_MIRROR (trusted configuration)
+// and the registries discovered by crawling (live entries of type application/ai-registry[+json], whose
 // `url` is the peer's base URL). One list, de-duplicated by normalised base URL, itself excluded.
 import type { Kysely } from 'kysely';
 import { MEDIA_TYPES } from '../catalog/catalog-entry';
@@ -21,6 +21,8 @@ export interface Peer {
   configured: boolean;
   /** What the peer's catalog entry says of it (empty for a configured peer without one): referrals rank by it. */
   text: string;
+  /** true for PEERS_MIRROR: followed through its change feed and served locally, so `auto` does not ask it live. */
+  mirrored?: boolean;
 }
 
 /**
@@ -86,27 +88,54 @@ export async function discoveredPeers(db: Kysely<Database>): Promise<Peer[]> {
   return peers;
 }
 
+/** The normalised base URLs of PEERS_MIRROR, this registry's own left out. */
+export function mirroredBases(mirrored: readonly string[], publicUrl: string): string[] {
+  const self = normalisePeerBase(publicUrl);
+  const bases = mirrored.map(normalisePeerBase).filter((b): b is string => b !== null && b !== self);
+  return [...new Set(bases)];
+}
+
 /**
- * Configured peers first (in PEERS order), then discovered ones; a base URL listed both ways keeps
- * the discovered identity (a real catalog entry) but the configured trust. This registry's own
- * PUBLIC_URL is never a peer.
+ * Configured peers first (in PEERS order, then PEERS_MIRROR's), then discovered ones; a base URL listed
+ * both ways keeps the discovered identity (a real catalog entry) but the configured trust, and a mirrored
+ * peer stays mirrored. This registry's own PUBLIC_URL is never a peer.
  */
-export function mergePeers(configured: readonly string[], discovered: readonly Peer[], publicUrl: string): Peer[] {
+export function mergePeers(
+  configured: readonly string[],
+  discovered: readonly Peer[],
+  publicUrl: string,
+  mirrored: readonly string[] = [],
+): Peer[] {
   const self = normalisePeerBase(publicUrl);
   const byBase = new Map<string, Peer>();
   for (const raw of configured) {
     const base = normalisePeerBase(raw);
     if (base && base !== self && !byBase.has(base)) byBase.set(base, configuredPeer(base));
   }
+  for (const base of mirroredBases(mirrored, publicUrl))
+    byBase.set(base, { ...(byBase.get(base) ?? configuredPeer(base)), mirrored: true });
   for (const peer of discovered) {
     if (peer.baseUrl === self) continue;
     const known = byBase.get(peer.baseUrl);
     if (!known) byBase.set(peer.baseUrl, peer);
-    else byBase.set(peer.baseUrl, { ...peer, configured: known.configured });
+    else byBase.set(peer.baseUrl, { ...peer, configured: known.configured, mirrored: known.mirrored });
   }
   return [...byBase.values()];
 }
 
-export async function listKnownPeers(db: Kysely<Database>, configured: readonly string[], publicUrl: string): Promise<Peer[]> {
-  return mergePeers(configured, await discoveredPeers(db), publicUrl);
+export async function listKnownPeers(
+  db: Kysely<Database>,
+  configured: readonly string[],
+  publicUrl: string,
+  mirrored: readonly string[] = [],
+): Promise<Peer[]> {
+  return mergePeers(configured, await discoveredPeers(db), publicUrl, mirrored);
+}
+
+/** The URL of a peer's GET /changes from `since` (a registry extension, docs/api.md "Change feed"). */
+export function changesUrlOf(baseUrl: string, since: string | null, limit: number): string {
+  const url = new URL('changes', baseUrl);
+  if (since !== null) url.searchParams.set('since', since);
+  url.searchParams.set('limit', String(limit));
+  return url.toString();
 }

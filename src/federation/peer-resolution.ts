@@ -1,7 +1,8 @@
 // What this registry believes of a peer's results before they are merged (docs/federation.md, "What
 // is believed"):
-// - an identifier this registry's index holds is served from the local copy (its entry, our source),
-//   whatever the peer wrote under it and whatever page it falls on;
+// - an identifier this registry's index holds is served from the local copy (its entry, our source, or
+//   for a mirrored entry the peer it is mirrored from), whatever the peer wrote under it and whatever
+//   page it falls on;
 // - an identifier-only (v0.91) result is completed through the peer's GET /agents/{identifier} within
 //   the time left; a completion that fails the catalog schema, or names another identifier, drops the
 //   result; one that does not arrive in time leaves the result in the v0.91 shape;
@@ -65,7 +66,7 @@ export async function resolvePeerResults(
     const local = held.get(item.entry.identifier);
     if (local) {
       servedLocally++;
-      return { entry: local, source: ctx.publicUrl, rawScore: item.rawScore };
+      return { entry: local.entry, source: local.mirroredFrom ?? ctx.publicUrl, rawScore: item.rawScore };
     }
     const claimed = item.claimedSource ? normalisePeerBase(item.claimedSource) : null;
     const believed = claimed && claimed !== self && ctx.knownBases.has(claimed) ? claimed : key;

@@ -25,11 +25,17 @@ const MIN_PREFIX = 4;
  * already visited. `url` is the peer's search route (OpenAPI RegistryReferral).
  */
 export async function findReferrals(
-  deps: { db: Kysely<Database>; configuredPeers: readonly string[]; publicUrl: string; vocabulary?: QueryVocabulary },
+  deps: {
+    db: Kysely<Database>;
+    configuredPeers: readonly string[];
+    mirroredPeers?: readonly string[];
+    publicUrl: string;
+    vocabulary?: QueryVocabulary;
+  },
   text: string,
   visited: readonly string[] = [],
 ): Promise<RegistryReferral[]> {
-  const known = await listKnownPeers(deps.db, deps.configuredPeers, deps.publicUrl);
+  const known = await listKnownPeers(deps.db, deps.configuredPeers, deps.publicUrl, deps.mirroredPeers);
   const eligible = known.filter((p) => !visited.includes(p.baseUrl));
   const words = expandQuery(text, deps.vocabulary?.synonyms, deps.vocabulary?.related).filter((w) => !w.correction);
   const scored = eligible.map((peer, order) => ({ peer, order, score: referralScore(words, peer) }));

@@ -25,6 +25,7 @@ export const REGISTRY_ROUTES: RegistryHome['routes'] = [
   { method: 'POST', path: '/explore', what: 'facet counts over the matched set of a query (ARD §7.3)' },
   { method: 'GET', path: '/agents', what: 'deterministic listing with a filter language (ARD §7.4)' },
   { method: 'GET', path: '/agents/{identifier}', what: 'one entry by its URN' },
+  { method: 'GET', path: '/changes', what: 'the change feed, for registries that mirror this one (registry extension)' },
   { method: 'POST', path: '/mcp', what: 'the Alexandria MCP tools (Streamable HTTP)' },
   { method: 'GET', path: '/.well-known/ai-catalog.json', what: "this registry's own ARD manifest" },
   { method: 'GET', path: '/llms.txt', what: 'the Alexandria library as text' },

@@ -82,14 +82,28 @@ export async function validateManifestInTurns(
 ): Promise<ValidatedManifest> {
   const problems = validateManifestEnvelope(manifest);
   if (problems.length > 0) throw new ManifestInvalidError(problems, origin);
-  const checked: ValidatedManifest = { host: (manifest as CatalogManifest).host, valid: [], rejected: [] };
+  const { valid, rejected } = await validateEntriesInTurns((manifest as CatalogManifest).entries as unknown[], perTurn, oversized, options);
+  return { host: (manifest as CatalogManifest).host, valid, rejected };
+}
+
+/**
+ * Entries received outside a manifest (a mirrored peer's change feed) held to the same checks as a
+ * manifest's: the size limits, the catalog schema, the publisher binding, one entry per identifier.
+ */
+export async function validateEntriesInTurns(
+  entries: readonly unknown[],
+  perTurn = 200,
+  oversized: Readonly<Record<number, string>> = {},
+  options: { binding?: BindingMode } = {},
+): Promise<Omit<ValidatedManifest, 'host'>> {
+  const checked: ValidatedManifest = { host: undefined, valid: [], rejected: [] };
   const seen = new Set<string>();
-  for (const [index, entry] of ((manifest as CatalogManifest).entries as unknown[]).entries()) {
+  for (const [index, entry] of entries.entries()) {
     if (index > 0 && index % perTurn === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     if (oversized[index] !== undefined) checked.rejected.push({ index, identifier: identifierOf(entry), reason: oversized[index] });
     else checkEntry(entry, index, seen, checked, options.binding);
   }
-  return checked;
+  return { valid: checked.valid, rejected: checked.rejected };
 }
 
 export interface ValidatedManifest {
@@ -146,18 +160,29 @@ export async function writeEntries(
   deps: IngestDeps,
   prepared: PreparedEntry[],
   options: WriteOptions = {},
-): Promise<{ added: number; updated: number; unchanged: number }> {
+): Promise<{ added: number; updated: number; unchanged: number; refused: number }> {
   const { changed, reattributed, added, unchanged } = await selectChanged(deps.db, prepared);
   const vectors = await embedEntries(deps.embedder, changed, options.onProgress);
+  let refused = 0;
   await deps.db.transaction().execute(async (trx) => {
-    await upsertEntries(trx, [...changed, ...reattributed]);
+    const written = await upsertEntries(trx, [...changed, ...reattributed]);
+    // A mirrored copy the upsert refused (a live entry of our own, or of another peer, took the
+    // identifier since it was read) keeps its vectors out of the index.
+    const stored = changed.filter((c) => written.has(c.entry.identifier));
+    refused = changed.length + reattributed.length - written.size;
     // Fields an entry no longer has must not keep the vectors of its previous version.
     await deleteVectors(
       trx,
       deps.embedder.id,
-      changed.map((c) => c.entry.identifier),
+      stored.map((c) => c.entry.identifier),
     );
-    for (const field of ENTRY_VECTOR_FIELDS) await storeVectors(trx, deps.embedder.id, field, vectors[field]);
+    for (const field of ENTRY_VECTOR_FIELDS)
+      await storeVectors(
+        trx,
+        deps.embedder.id,
+        field,
+        vectors[field].filter((v) => written.has(v.identifier)),
+      );
     if (options.inTransaction) await options.inTransaction(trx);
   });
   // After the commit: a crash before it leaves tags without vectors, which the next start fills (context.ts).
@@ -167,7 +192,7 @@ export async function writeEntries(
     changed.flatMap((c) => c.entry.tags ?? []),
   );
   if (changed.length + reattributed.length > 0) await vacuumSearchStatistics(deps.db);
-  return { added, updated: changed.length - added, unchanged };
+  return { added, updated: changed.length - added, unchanged, refused };
 }
 
 async function selectChanged(db: Kysely<Database>, prepared: PreparedEntry[]) {
@@ -188,8 +213,12 @@ async function selectChanged(db: Kysely<Database>, prepared: PreparedEntry[]) {
       changed.push(item);
     } else {
       unchanged++;
-      // Same content now served by another crawl source or catalog URL: record the provenance, keep the vectors.
-      if (item.sourceId !== undefined && (before.sourceId !== (item.sourceId ?? null) || before.origin !== item.origin))
+      // Same content now served by another crawl source or catalog URL, or a mirrored copy now an own
+      // entry: record the provenance, keep the vectors.
+      if (
+        (item.sourceId !== undefined && (before.sourceId !== (item.sourceId ?? null) || before.origin !== item.origin)) ||
+        before.mirrorPeer !== (item.mirrorPeer ?? null)
+      )
         reattributed.push(item);
     }
   }

@@ -1,10 +1,12 @@
 // Exports the federation's own counters (src/federation/metrics.ts) at scrape time.
 import type { Federation } from '../federation/federation-service';
+import type { MirrorFollower } from '../federation/mirror-follower';
 import { PEER_OUTCOMES, RESOLUTIONS, type PeerCounters } from '../federation/metrics';
 import { DROP_REASONS, TOLERATED_KINDS } from '../federation/peer-response';
 import { registerSnapshotGauge, type RegistryMetrics } from './metrics';
 
-export function registerFederationMetrics(metrics: RegistryMetrics, federation: Federation): void {
+export function registerFederationMetrics(metrics: RegistryMetrics, federation: Federation, mirror?: MirrorFollower): void {
+  if (mirror) registerMirrorMetrics(metrics, mirror);
   registerSnapshotGauge(metrics, {
     name: 'ard_federation_fanouts',
     help: 'Federated searches (auto mode with at least one peer to ask) since start.',
@@ -72,4 +74,24 @@ export function registerFederationMetrics(metrics: RegistryMetrics, federation: 
     RESOLUTIONS,
     (c, resolution) => c.resolutions[resolution],
   );
+}
+
+/** What the last sync of each mirrored peer did (docs/federation.md "Mirroring"). */
+function registerMirrorMetrics(metrics: RegistryMetrics, mirror: MirrorFollower): void {
+  const outcomes = ['added', 'updated', 'unchanged', 'removed', 'refused'] as const;
+  registerSnapshotGauge(metrics, {
+    name: 'ard_mirror_last_sync_changes',
+    help: "Changes of a mirrored peer's feed in its last sync, by peer and outcome (added, updated, unchanged, removed, refused).",
+    labelNames: ['peer', 'outcome'] as const,
+    read: () =>
+      [...mirror.lastReports().values()].flatMap((r) =>
+        outcomes.map((outcome) => ({ labels: { peer: r.peer, outcome }, value: outcome === 'refused' ? r.refusedCount : r[outcome] })),
+      ),
+  });
+  registerSnapshotGauge(metrics, {
+    name: 'ard_mirror_last_sync_failed',
+    help: "1 when the last sync of a mirrored peer's feed failed (unreachable, not a feed, too large, a cursor that does not advance), else 0.",
+    labelNames: ['peer'] as const,
+    read: () => [...mirror.lastReports().values()].map((r) => ({ labels: { peer: r.peer }, value: r.status === 'failed' ? 1 : 0 })),
+  });
 }

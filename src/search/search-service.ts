@@ -24,6 +24,8 @@ export interface RankedEntry {
 /** An entry of a page of a ranked list, with its rank (0-based) in the whole list. */
 export interface PagedEntry extends RankedEntry {
   rank: number;
+  /** The peer (base URL) the entry is mirrored from, its `source`; null for an own entry. */
+  mirroredFrom: string | null;
 }
 
 export interface SearchInput {
@@ -121,7 +123,8 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
       const { matches, entries } = await service.rank(text, filter, { offset: page.offset, size: pageSize });
       const next = page.offset + pageSize < matches.length ? page.next(page.offset + pageSize) : undefined;
       return {
-        results: entries.map((r) => ({ ...r.entry, score: r.score, source: deps.publicUrl })),
+        // A mirrored entry names the peer it is mirrored from (docs/federation.md "Mirroring").
+        results: entries.map((r) => ({ ...r.entry, score: r.score, source: r.mirroredFrom ?? deps.publicUrl })),
         ...(next ? { pageToken: next } : {}),
       };
     },
@@ -165,6 +168,8 @@ export async function entriesOfPage(db: Kysely<Database>, matches: Match[], offs
   );
   return slice.flatMap((m, i) => {
     const entry = entries.get(m.identifier);
-    return entry ? [{ entry, relevance: m.relevance, score: m.score, rank: offset + i }] : [];
+    return entry
+      ? [{ entry: entry.entry, mirroredFrom: entry.mirroredFrom, relevance: m.relevance, score: m.score, rank: offset + i }]
+      : [];
   });
 }

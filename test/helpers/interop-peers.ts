@@ -134,3 +134,28 @@ export function startHeaderIgnoringLoopPeer(own: readonly PeerEntryDoc[], caller
   });
   return started.then((peer) => ((url = peer.url), peer));
 }
+
+/** What a change-feed peer's script answers for one GET /changes: a body to send as JSON, or raw bytes. */
+export type FeedAnswer = { json: unknown; status?: number } | { raw: string | Buffer; contentType: string };
+
+/**
+ * A registry that serves a change feed (GET /changes, docs/api.md "Change feed") written by the test:
+ * `feed` gets the `since` sent (null: none) and the `limit`, and says what to answer. POST /search
+ * answers `results()` (so a test can see whether it is asked live).
+ */
+export function startChangeFeedPeer(
+  feed: (since: string | null, limit: number) => FeedAnswer,
+  results: () => unknown[] = () => [],
+): Promise<FakePeer> {
+  return startFakePeer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://peer.test');
+    if (req.method === 'GET' && url.pathname === '/changes') {
+      const answer = feed(url.searchParams.get('since'), Number(url.searchParams.get('limit') ?? '100'));
+      if ('json' in answer) return json(res, answer.status ?? 200, answer.json);
+      res.writeHead(200, { 'content-type': answer.contentType, 'content-length': Buffer.byteLength(answer.raw) });
+      return res.end(answer.raw);
+    }
+    if (req.method === 'POST' && url.pathname === '/search') return json(res, 200, { results: results() });
+    json(res, 404, { errorCode: 'NOT_FOUND', message: 'not found' });
+  });
+}

@@ -20,8 +20,8 @@ export async function freePort(): Promise<number> {
 
 export interface FakePeer {
   url: string;
-  /** POST /search requests received, with their headers. */
-  requests: Array<{ headers: http.IncomingHttpHeaders; body: unknown }>;
+  /** Requests received (POST /search and any other), with their method, path and headers. */
+  requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: unknown }>;
   close(): Promise<void>;
 }
 
@@ -39,7 +39,7 @@ export async function startFakePeer(behaviour: FakeBehaviour): Promise<FakePeer>
       } catch {
         body = undefined;
       }
-      requests.push({ headers: req.headers, body });
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
       behaviour(req, res, body);
     });
   });

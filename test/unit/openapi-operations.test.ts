@@ -20,6 +20,10 @@ describe('OpenAPI operations', () => {
     expect(operationIds).toEqual(expect.arrayContaining(['searchAgents', 'exploreRegistry', 'listAgents', 'getArdEntry']));
     expect(doc.paths['/agents/{identifier}'].get.operationId).toBe('getArdEntry');
   });
+
+  it('adds the change feed GET /changes as listChanges, a registry extension (docs/api.md "Change feed")', () => {
+    expect(doc.paths['/changes'].get.operationId).toBe('listChanges');
+  });
 });
 
 describe('the document the server routes and validates by', () => {

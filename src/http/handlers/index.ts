@@ -3,6 +3,7 @@ import type { Handler } from '../handler';
 import { exploreRegistry } from './explore-registry';
 import { getArdEntry } from './get-ard-entry';
 import { listAgents } from './list-agents';
+import { listChanges } from './list-changes';
 import { searchAgents } from './search-agents';
 
 export const operationHandlers: Record<string, Handler> = {
@@ -10,4 +11,5 @@ export const operationHandlers: Record<string, Handler> = {
   exploreRegistry,
   getArdEntry,
   listAgents,
+  listChanges,
 };

@@ -2,7 +2,8 @@
 import { InvalidArgumentError } from '../../errors';
 import { listAgents as list } from '../../listing/list-agents';
 import { cacheableResponse } from '../caching';
-import type { Handler, HandlerRequest } from '../handler';
+import type { Handler } from '../handler';
+import { singleQueryParameter as single } from '../query-parameters';
 
 export const listAgents: Handler = async (ctx, request) => {
   const result = await list(
@@ -16,12 +17,6 @@ export const listAgents: Handler = async (ctx, request) => {
   );
   return cacheableResponse(request, result);
 };
-
-function single(request: HandlerRequest, name: string): string | undefined {
-  const value = request.query[name];
-  if (Array.isArray(value)) throw new InvalidArgumentError(`query parameter '${name}' is given ${value.length} times; give it once`);
-  return value === undefined ? undefined : String(value);
-}
 
 function integer(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

@@ -23,6 +23,7 @@ export const searchAgents: Handler = async (ctx, request) => {
       publicUrl: config.publicUrl,
       vocabulary: ctx.vocabulary,
       configuredPeers: config.peers,
+      mirroredPeers: config.peersMirror,
       federation: ctx.federation,
       logger: ctx.logger,
     },
