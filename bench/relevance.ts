@@ -36,6 +36,7 @@ import type { AlexandriaRecord } from '../src/alexandria/record';
 import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filter';
 import {
   matchText,
+  needTexts,
   PRODUCTION_STAGES,
   RELEVANCE_CUTOFF,
   prepareQuery,
@@ -359,6 +360,8 @@ const production: Ranker = { name: 'production', ...PRODUCTION_RANKING };
 /** Every candidate with its relevance, no cutoff: for the precision/recall curve of the cutoff. */
 const productionUncut: Ranker = { name: 'uncut', ...PRODUCTION_RANKING, ablations: { cutoff: 0 } };
 const withoutTypeWeights: Ranker = { name: '- type weights' };
+/** Every text one need: the ranking before need texts and the coverage-first page (docs/relevance.md, "Several needs"). */
+const withoutNeeds: Ranker = { name: '- several needs', ...PRODUCTION_RANKING, ablations: { needs: false } };
 const RANKERS: Ranker[] = [
   production,
   { name: 'semantic only', ...PRODUCTION_RANKING, ablations: { signals: { lexical: false }, cutoff: 0 } },
@@ -368,6 +371,7 @@ const RANKERS: Ranker[] = [
   withoutTypeWeights,
   { name: '- topic labels', ...PRODUCTION_RANKING, ablations: { topics: false } },
   { name: '- minimum matches', ...PRODUCTION_RANKING, ablations: { minimumMatches: 0 } },
+  withoutNeeds,
   { name: 'semantic: doc only', ...PRODUCTION_RANKING, ablations: { semanticFields: ['doc'] } },
   ...benchSignals.map((s) => ({ name: s.name, rank: s.rank.bind(s) })),
   plainBm25Ranker(),
@@ -423,7 +427,7 @@ async function externalBenchmark(embedder: QueryEmbedder, report: Record<string,
   try {
     const queries = externalQueries();
     console.log(`\n== LiveMCPBench (${queries.length} tasks, its catalog alone) ==\n${HEADER}`);
-    for (const ranker of [production, plainBm25Ranker()]) {
+    for (const ranker of [production, withoutNeeds, plainBm25Ranker()]) {
       const { runs } = await runAll(handle.db, embedder, queries, ranker);
       const subs: Array<[string, Run[]]> = [
         ['all', runs],
@@ -626,6 +630,25 @@ async function main(): Promise<void> {
       console.log(
         `  the whole ranked list with its entries (the search service's rank: referrals): p50 ${percentile(whole, 50).toFixed(1)} ms, p95 ${percentile(whole, 95).toFixed(1)} ms`,
       );
+      // What several needs cost: the first page's path (the pipeline + the page's 10 entries) with and without
+      // need texts, query by query in turn, so both see the same machine state.
+      const withNeeds: number[] = [];
+      const oneNeed: number[] = [];
+      const single = ablatedStages({ needs: false });
+      const firstPage = async (query: Query, stages: typeof single) => {
+        const deps = { db: h.db, embedder: uncached, vocabulary: operatorVocabulary, ...PRODUCTION_RANKING };
+        return entriesOfPage(h.db, await matchText(deps, query.text, query.filter, stages), 0, 10);
+      };
+      for (const [i, query] of queries.entries()) {
+        // Which goes first alternates: the second run of a text finds its pages in PostgreSQL's cache.
+        const timeWithNeeds = async () => withNeeds.push(...(await timeEach([query], (q) => firstPage(q, PRODUCTION_STAGES))));
+        const timeOneNeed = async () => oneNeed.push(...(await timeEach([query], (q) => firstPage(q, single))));
+        for (const run of i % 2 === 0 ? [timeWithNeeds, timeOneNeed] : [timeOneNeed, timeWithNeeds]) await run();
+      }
+      const split = queries.filter((q) => needTexts(q.text).length > 0).length;
+      console.log(
+        `  several needs (${split} of ${queries.length} texts split), the first page, in turn: p50 ${percentile(withNeeds, 50).toFixed(1)} ms, p95 ${percentile(withNeeds, 95).toFixed(1)} ms; every text one need: p50 ${percentile(oneNeed, 50).toFixed(1)} ms, p95 ${percentile(oneNeed, 95).toFixed(1)} ms`,
+      );
       // The machine's own speed, to read the figures above by: the same embeddings with nothing else running.
       const embeddingMs = await timeEach(queries, (query) => uncached.embedOne(query.text));
       console.log(
@@ -638,6 +661,8 @@ async function main(): Promise<void> {
         wholeListP50: percentile(whole, 50),
         wholeListP95: percentile(whole, 95),
         embeddingAloneP50: percentile(embeddingMs, 50),
+        severalNeedsP50: percentile(withNeeds, 50),
+        oneNeedP50: percentile(oneNeed, 50),
       };
     } finally {
       await h.close();

@@ -9,3 +9,5 @@ export * from './signals';
 export * from './topic-labels';
 export * from './scoring';
 export * from './pipeline';
+export * from './need-texts';
+export * from './need-page';
