@@ -18,6 +18,7 @@ import { EmbeddingModels } from './embedding/model-switch';
 import { loadOnnxEmbedder } from './embedding/onnx-embedder';
 import { UseLiteEmbedder } from './embedding/use-lite-embedder';
 import { createFederation, type Federation } from './federation/federation-service';
+import type { FederatedSearchDeps } from './federation/federated-search';
 import { ALEXANDRIA_LIBRARY_FILE } from './ingest/alexandria-corpus';
 import { createLogger, type Logger } from './logger';
 import { registerFederationMetrics } from './observability/federation-metrics';
@@ -202,4 +203,17 @@ async function embeddingModels(
   // Search starts on the active model; the switch to the goal one is the index upkeep's last job.
   await models.refresh();
   return { models, runtime };
+}
+
+/** What POST /search's federated search runs on, from the context: its handler and the registry's MCP tools. */
+export function federatedSearchDeps(ctx: AppContext): FederatedSearchDeps {
+  return {
+    search: ctx.search,
+    db: ctx.readDb,
+    publicUrl: ctx.config.publicUrl,
+    vocabulary: ctx.vocabulary,
+    configuredPeers: ctx.config.peers,
+    federation: ctx.federation,
+    logger: ctx.logger,
+  };
 }

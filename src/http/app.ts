@@ -18,7 +18,7 @@ import { announcedBodyLimit, jsonContentTypeGuard, jsonShapeGuard, requestDeadli
 import { redactUrl } from './log-redaction';
 import { toErrorResponse } from './error-response';
 import { describeValidationErrors } from './validation-message';
-import { createAlexandriaMcpServer, mountMcpOverHttp } from '../mcp';
+import { createAlexandriaMcpServer, mountMcpOverHttp, registryToolsOf } from '../mcp';
 import { mountLibraryRoutes } from './library-routes';
 import { VERIFICATION_HEADER } from './verification-header';
 import { mountHomeRoutes } from './home-routes';
@@ -149,7 +149,15 @@ export function createApp(ctx: AppContext): RegistryApp {
   // mounted before the JSON parser and the OpenAPI catch-all (the MCP route parses its own body).
   mountHomeRoutes(app);
   mountLibraryRoutes(app, { publicUrl: ctx.config.publicUrl, db: ctx.readDb, library: ctx.library });
-  mountMcpOverHttp(app, '/mcp', async () => createAlexandriaMcpServer(ctx.library.service, { logger: ctx.logger }), { logger: ctx.logger });
+  const registryTools = registryToolsOf(ctx);
+  mountMcpOverHttp(
+    app,
+    '/mcp',
+    async () => createAlexandriaMcpServer(ctx.library.service, { logger: ctx.logger, registry: registryTools }),
+    {
+      logger: ctx.logger,
+    },
+  );
 
   app.use(ADMIN_MANIFESTS_PATH, ...adminManifestBodyParser(ctx));
   app.use(express.json({ limit: ctx.config.maxBodyBytes, strict: true, type: ['application/json', 'application/*+json'] }));
