@@ -19,6 +19,7 @@ import { federatedSearchDeps, type AppContext } from '../context';
 import { federatedSearch, type FederatedSearchOutput, type FederationMode } from '../federation/federated-search';
 import { readFederationHop } from '../federation/loop-guard';
 import { retrieveEntry } from '../listing/retrieve-entry';
+import { matchedTools } from '../search/matched-tools';
 import { resolveFilterKeys } from '../search/query-context';
 import { MAX_PAGE_SIZE } from '../search/paging';
 import type { QueryFilter } from '../search/query-filter';
@@ -36,6 +37,8 @@ export interface RegistryToolsService {
     pageToken?: string;
   }): Promise<FederatedSearchOutput>;
   getEntry(identifier: string): Promise<CatalogEntry>;
+  /** Which tools (capabilities) of each entry the text matched (src/search/matched-tools.ts). */
+  matchedTools(text: string, identifiers: readonly string[]): Promise<Map<string, string[]>>;
 }
 
 /**
@@ -55,6 +58,7 @@ export function registryToolsOf(ctx: AppContext): RegistryToolsService {
         hop: readFederationHop({}, { maxHops: config.federationMaxHops, budgetMs: config.federationBudgetMs }),
       }),
     getEntry: async (identifier) => (await retrieveEntry(ctx.readDb, identifier)).entry,
+    matchedTools: (text, identifiers) => matchedTools(ctx.readDb, text, identifiers),
   };
 }
 
@@ -132,6 +136,7 @@ const resultSchema = z.looseObject({
   tags: z.array(z.string()),
   capabilities: z.array(z.string()),
   connect: connectSchema,
+  matchedTools: z.array(z.string()),
   score: z.number().min(0).max(100),
   source: z.string(),
 });
@@ -171,8 +176,12 @@ export function registerRegistryTools(server: McpServer, service: RegistryToolsS
           pageSize: args.limit,
           pageToken: args.pageToken,
         });
+        const tools = await service.matchedTools(
+          args.query,
+          answer.results.map((r) => r.identifier),
+        );
         return {
-          results: answer.results.map(toResult),
+          results: answer.results.map((r) => toResult(r, tools.get(r.identifier) ?? [])),
           ...(answer.pageToken ? { nextPageToken: answer.pageToken } : {}),
           ...(answer.referrals && answer.referrals.length > 0 ? { referrals: answer.referrals } : {}),
         };
@@ -216,7 +225,7 @@ export function connectionOf(entry: Partial<CatalogEntry>): z.infer<typeof conne
 }
 
 /** A result as a model reads it; a peer's result sent incomplete (ARD v0.91 shape) keeps what it has. */
-function toResult(result: FederatedSearchOutput['results'][number]): z.infer<typeof resultSchema> {
+function toResult(result: FederatedSearchOutput['results'][number], matched: string[]): z.infer<typeof resultSchema> {
   const type = result.type ?? '';
   return {
     identifier: result.identifier,
@@ -227,6 +236,7 @@ function toResult(result: FederatedSearchOutput['results'][number]): z.infer<typ
     tags: result.tags ?? [],
     capabilities: result.capabilities ?? [],
     connect: connectionOf(result),
+    matchedTools: matched,
     score: result.score,
     source: result.source,
   };

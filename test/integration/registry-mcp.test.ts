@@ -14,6 +14,7 @@ interface RegistryResult {
   kind: string;
   description: string;
   connect: { url?: string; mcpServers?: Record<string, unknown>; readFrom?: string };
+  matchedTools: string[];
   score: number;
   source: string;
 }
@@ -90,6 +91,17 @@ it('search_registry narrows by kind and by an ARD filter (§7.1)', async () => {
     await call('search_registry', { query: 'payments', filter: { identifier: 'urn:air:mcp.stripe.com:mcp:stripe-remote' } })
   ).structuredContent as { results: RegistryResult[] };
   expect(filtered.results.map((r) => r.identifier)).toEqual(['urn:air:mcp.stripe.com:mcp:stripe-remote']);
+});
+
+it('says which tools matched: the tool names that share a stemmed word with the query, camelCase and _ split', async () => {
+  const result = (await call('search_registry', { query: 'take a screenshot of the page', kind: 'mcp-server', limit: 20 }))
+    .structuredContent as { results: RegistryResult[] };
+  const byId = new Map(result.results.map((r) => [r.identifier, r.matchedTools]));
+  expect(byId.get('urn:air:github.com:ChromeDevTools:chrome-devtools-mcp')).toContain('take_screenshot');
+  expect(byId.get('urn:air:github.com:graphlit:graphlit-mcp-server')).toContain('screenshotPage');
+  for (const r of result.results) expect(r.matchedTools.length).toBeLessThanOrEqual(5);
+  const none = (await call('search_registry', { query: 'stripe', limit: 3 })).structuredContent as { results: RegistryResult[] };
+  expect(none.results[0].matchedTools).toEqual([]);
 });
 
 it('says how to connect: the url, and the mcpServers block the entry states', async () => {
