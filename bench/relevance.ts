@@ -50,6 +50,7 @@ import { createSearchService, entriesOfPage } from '../src/search/search-service
 import { bundledModel, PRODUCTION_RANKING, timeEach } from './bench-util';
 import { benchSignals, type Ranked } from './relevance-signals';
 import { PlainBm25 } from './plain-bm25';
+import { parseProductGlossary, type ProductGlossary } from '../src/catalog/product-glossary';
 // The same PostgreSQL as the tests (TEST_DATABASE_URL, default postgres@127.0.0.1:5432).
 import { adminQuery, databaseUrl } from '../test/helpers/test-database';
 
@@ -417,39 +418,64 @@ function externalQueries(): Query[] {
  */
 async function externalBenchmark(embedder: QueryEmbedder, report: Record<string, unknown>): Promise<void> {
   const catalog = fs.readFileSync(path.join(EXTERNAL_DIR, 'catalog.json'), 'utf8');
-  const name = `ard_bench_livemcp_${hashInputs(`livemcpbench ${createHash('sha256').update(catalog).digest('hex')}`)}`;
-  console.log(`\nexternal benchmark database ${name}${(await databaseExists(name)) ? ' (reused)' : ' (building)'}`);
-  await ensureDatabase(name, async (db) => {
-    const ingested = await ingestManifest({ db, embedder }, JSON.parse(catalog), { origin: 'file:livemcpbench/catalog.json' });
-    console.log(`  ingested livemcpbench/catalog.json: +${ingested.added}, rejected ${ingested.rejected.length}`);
-  });
-  const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
-  try {
-    const queries = externalQueries();
-    console.log(`\n== LiveMCPBench (${queries.length} tasks, its catalog alone) ==\n${HEADER}`);
-    for (const ranker of [production, withoutNeeds, plainBm25Ranker()]) {
-      const { runs } = await runAll(handle.db, embedder, queries, ranker);
-      const subs: Array<[string, Run[]]> = [
-        ['all', runs],
-        ['one need', runs.filter((r) => r.query.needs!.length === 1)],
-        ['several needs', runs.filter((r) => r.query.needs!.length > 1)],
-      ];
-      for (const [sub, rs] of subs) {
-        const f = figures(rs);
-        console.log(row(`${ranker.name}${sub === 'all' ? '' : ` ${sub}`}`, f));
-        report[`livemcpbench/${ranker.name}/${sub}`] = f;
-      }
-      if (ranker === production && argFlag('--verbose')) {
-        for (const { query, ranked } of runs) {
-          const firstTen = new Set(ranked.slice(0, 10).map((r) => r.identifier));
-          const missed = query.needs!.filter((need) => !need.some((id) => firstTen.has(id)));
-          if (missed.length > 0)
-            console.log(`  ${query.id} missed ${missed.map((n) => n[0].split(':').pop()).join(', ')}: ${query.text.slice(0, 120)}`);
-        }
+  const hash = hashInputs(`livemcpbench ${createHash('sha256').update(catalog).digest('hex')}`);
+  // The catalog twice: glossed by the product glossary as the registry does, and with none (what the glossary is worth).
+  const databases: Array<[string, string, ProductGlossary | undefined]> = [
+    ['', `ard_bench_livemcp_${hash}`, undefined],
+    [' - glossary', `ard_bench_livemcp_unglossed_${hash}`, parseProductGlossary({}, 'no glossary')],
+  ];
+  const queries = externalQueries();
+  console.log(`\n== LiveMCPBench (${queries.length} tasks, its catalog alone) ==\n${HEADER}`);
+  for (const [suffix, name, glossary] of databases) {
+    await ensureDatabase(name, async (db) => {
+      const ingested = await ingestManifest({ db, embedder, glossary }, JSON.parse(catalog), { origin: 'file:livemcpbench/catalog.json' });
+      console.log(`  ingested livemcpbench/catalog.json into ${name}: +${ingested.added}, rejected ${ingested.rejected.length}`);
+    });
+    const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
+    try {
+      await externalRuns(
+        handle.db,
+        embedder,
+        queries,
+        suffix,
+        suffix ? [production] : [production, withoutNeeds, plainBm25Ranker()],
+        report,
+      );
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+/** The external tasks through `rankers` on one database: all tasks and by number of needs. */
+async function externalRuns(
+  db: Kysely<Database>,
+  embedder: QueryEmbedder,
+  queries: Query[],
+  suffix: string,
+  rankers: Ranker[],
+  report: Record<string, unknown>,
+): Promise<void> {
+  for (const ranker of rankers) {
+    const { runs } = await runAll(db, embedder, queries, ranker);
+    const subs: Array<[string, Run[]]> = [
+      ['all', runs],
+      ['one need', runs.filter((r) => r.query.needs!.length === 1)],
+      ['several needs', runs.filter((r) => r.query.needs!.length > 1)],
+    ];
+    for (const [sub, rs] of subs) {
+      const f = figures(rs);
+      console.log(row(`${ranker.name}${suffix}${sub === 'all' ? '' : ` ${sub}`}`, f));
+      report[`livemcpbench/${ranker.name}${suffix}/${sub}`] = f;
+    }
+    if (ranker === production && !suffix && argFlag('--verbose')) {
+      for (const { query, ranked } of runs) {
+        const firstTen = new Set(ranked.slice(0, 10).map((r) => r.identifier));
+        const missed = query.needs!.filter((need) => !need.some((id) => firstTen.has(id)));
+        if (missed.length > 0)
+          console.log(`  ${query.id} missed ${missed.map((n) => n[0].split(':').pop()).join(', ')}: ${query.text.slice(0, 120)}`);
       }
     }
-  } finally {
-    await handle.close();
   }
 }
 
