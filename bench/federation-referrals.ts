@@ -14,7 +14,8 @@ import { startTestRegistry } from '../test/helpers/registry';
 import { REGISTRY_TYPES } from '../src/catalog/known-registries';
 import { withQueryCache } from '../src/embedding/embedder';
 import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
-import { federatedSearch, type FederatedSearchDeps } from '../src/federation/federated-search';
+import { federatedSearchDeps } from '../src/context';
+import { federatedSearch } from '../src/federation/federated-search';
 import { ingestManifest } from '../src/ingest/ingest-manifest';
 import { normaliseFilter } from '../src/search/query-filter';
 import { checkQueryText } from '../src/search/query-text';
@@ -67,15 +68,7 @@ async function main(): Promise<void> {
       { origin: 'bench:registries' },
     );
     const ctx = reg.ctx;
-    const deps: FederatedSearchDeps = {
-      search: ctx.search,
-      db: ctx.readDb,
-      publicUrl: ctx.config.publicUrl,
-      vocabulary: ctx.vocabulary,
-      configuredPeers: ctx.config.peers,
-      federation: ctx.federation,
-      logger: ctx.logger,
-    };
+    const deps = federatedSearchDeps(ctx);
     const hop = { hopsLeft: 0, visited: [], budgetMs: 1500 };
     const modes: Record<string, (text: string) => Promise<unknown>> = {
       none: (text) => federatedSearch(deps, { mode: 'none', text, hop }),

@@ -12,7 +12,13 @@
 // set judged by Alexandria record ids is asked with the library's type filter, as its tools ask); --no-10k
 // skips the 10k-entry latency run; --only 'BM25 only,...' runs production and those rankers; --json FILE writes
 // every figure; --verbose lists the production misses (queries whose top 10 has no grade-2 entry); --ranks FILE
-// writes each query's first grade-2 rank and top three as JSON lines (to compare two builds query by query).
+// writes each query's first grade-2 rank and top three as JSON lines (to compare two builds query by query);
+// --no-external skips the external benchmark.
+//
+// The external benchmark (bench/livemcpbench, README there): LiveMCPBench's 70-server catalog ingested alone
+// into its own database, its 95 tasks asked through the same path, production beside plain BM25
+// (plain-bm25.ts), on the repo sets too. covered@10: a task is covered when each of its needs (a
+// `requiredAnyOf` group) has a member in the first 10; a repo query has one need, its grade-2 entries.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,6 +36,7 @@ import type { AlexandriaRecord } from '../src/alexandria/record';
 import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filter';
 import {
   matchText,
+  needTexts,
   PRODUCTION_STAGES,
   RELEVANCE_CUTOFF,
   prepareQuery,
@@ -43,6 +50,8 @@ import { loadQueryVocabulary, type QueryVocabulary } from '../src/search/query-v
 import { createSearchService, entriesOfPage } from '../src/search/search-service';
 import { bundledModel, PRODUCTION_RANKING, timeEach } from './bench-util';
 import { benchSignals, type Ranked } from './relevance-signals';
+import { PlainBm25 } from './plain-bm25';
+import { parseProductGlossary, type ProductGlossary } from '../src/catalog/product-glossary';
 // The same PostgreSQL as the tests (TEST_DATABASE_URL, default postgres@127.0.0.1:5432).
 import { adminQuery, databaseUrl } from '../test/helpers/test-database';
 
@@ -69,6 +78,8 @@ interface Query {
   relevant: Record<string, number>;
   set: string;
   filter: NormalisedFilter;
+  /** Each need of the query: covered when one member of each group is in the first 10. Default: its grade-2 entries. */
+  needs?: string[][];
 }
 
 interface Run {
@@ -236,11 +247,18 @@ interface Figures {
   mrr: number;
   recall: number;
   ndcg: number;
+  covered: number;
+}
+
+function needsOf(query: Query): string[][] {
+  return query.needs ?? [Object.keys(query.relevant).filter((id) => query.relevant[id] === 2)];
 }
 
 function figures(runs: Run[]): Figures {
-  const f: Figures = { n: runs.length, hit1: 0, hit5: 0, mrr: 0, recall: 0, ndcg: 0 };
+  const f: Figures = { n: runs.length, hit1: 0, hit5: 0, mrr: 0, recall: 0, ndcg: 0, covered: 0 };
   for (const { query, ranked } of runs) {
+    const firstTen = new Set(ranked.slice(0, 10).map((r) => r.identifier));
+    if (needsOf(query).every((need) => need.some((id) => firstTen.has(id)))) f.covered++;
     const top = ranked.slice(0, 10).map((r) => query.relevant[r.identifier] ?? 0);
     const first = top.findIndex((g) => g === 2);
     if (first === 0) f.hit1++;
@@ -256,12 +274,20 @@ function figures(runs: Run[]): Figures {
     f.ndcg += dcg / ideal;
   }
   const n = Math.max(1, runs.length);
-  return { n: runs.length, hit1: f.hit1 / n, hit5: f.hit5 / n, mrr: f.mrr / n, recall: f.recall / n, ndcg: f.ndcg / n };
+  return {
+    n: runs.length,
+    hit1: f.hit1 / n,
+    hit5: f.hit5 / n,
+    mrr: f.mrr / n,
+    recall: f.recall / n,
+    ndcg: f.ndcg / n,
+    covered: f.covered / n,
+  };
 }
 
 function row(label: string, f: Figures): string {
   const c = (x: number) => x.toFixed(3).padStart(7);
-  return `${label.padEnd(22)}${String(f.n).padStart(4)}${c(f.hit1)}${c(f.hit5)}${c(f.mrr)}${c(f.recall)}${c(f.ndcg)}`;
+  return `${label.padEnd(22)}${String(f.n).padStart(4)}${c(f.hit1)}${c(f.hit5)}${c(f.mrr)}${c(f.recall)}${c(f.ndcg)}${c(f.covered)}`;
 }
 
 function subsets(runs: Run[]): Array<[string, Run[]]> {
@@ -272,6 +298,8 @@ function subsets(runs: Run[]): Array<[string, Run[]]> {
     ...KINDS.map((k) => [k, runs.filter((r) => r.query.kind === k)] as [string, Run[]]),
   ];
 }
+
+const HEADER = `${'ranker / subset'.padEnd(22)}   n  hit@1  hit@5 MRR@10  R@10 nDCG@10 cov@10`;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -336,6 +364,8 @@ const production: Ranker = { name: 'production', ...PRODUCTION_RANKING };
 /** Every candidate with its relevance, no cutoff: for the precision/recall curve of the cutoff. */
 const productionUncut: Ranker = { name: 'uncut', ...PRODUCTION_RANKING, ablations: { cutoff: 0 } };
 const withoutTypeWeights: Ranker = { name: '- type weights' };
+/** Every text one need: the ranking before need texts and the coverage-first page (docs/relevance.md, "Several needs"). */
+const withoutNeeds: Ranker = { name: '- several needs', ...PRODUCTION_RANKING, ablations: { needs: false } };
 const RANKERS: Ranker[] = [
   production,
   { name: 'semantic only', ...PRODUCTION_RANKING, ablations: { signals: { lexical: false }, cutoff: 0 } },
@@ -345,9 +375,11 @@ const RANKERS: Ranker[] = [
   withoutTypeWeights,
   { name: '- topic labels', ...PRODUCTION_RANKING, ablations: { topics: false } },
   { name: '- minimum matches', ...PRODUCTION_RANKING, ablations: { minimumMatches: 0 } },
+  withoutNeeds,
   { name: 'semantic: doc only', ...PRODUCTION_RANKING, ablations: { semanticFields: ['doc'] } },
   ...[0.1, 0.25].map((boost) => ({ name: `+ verified boost ${boost}`, ...PRODUCTION_RANKING, entryStates: verifiedBoost(boost) })),
   ...benchSignals.map((s) => ({ name: s.name, rank: s.rank.bind(s) })),
+  plainBm25Ranker(),
 ];
 
 /**
@@ -364,6 +396,107 @@ async function markVerifiedAtRandom(db: Kysely<Database>): Promise<void> {
     SELECT identifier, content_hash, 'verified', NULL, 'jws+did:web', 'bench: marked at random', now(), 'infinity'
     FROM entries WHERE get_byte(decode(md5(identifier), 'hex'), 0) < ${Math.round(256 * VERIFIED_SHARE)}
     ON CONFLICT (identifier) DO NOTHING`.execute(db);
+}
+
+/** Plain BM25 (plain-bm25.ts), its index built once per database. */
+function plainBm25Ranker(): Ranker {
+  const built = new Map<Kysely<Database>, Promise<PlainBm25>>();
+  return {
+    name: 'plain BM25',
+    async rank(db, q, filter) {
+      if (!built.has(db)) built.set(db, PlainBm25.build(db));
+      return (await built.get(db)!).rank(q.text, filter);
+    },
+  };
+}
+
+const EXTERNAL_DIR = path.join(ROOT, 'bench', 'livemcpbench');
+
+/** LiveMCPBench's tasks (bench/livemcpbench/queries.jsonl): every labelled server grade 2, one need per `requiredAnyOf` group. */
+function externalQueries(): Query[] {
+  const lines = fs
+    .readFileSync(path.join(EXTERNAL_DIR, 'queries.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
+  return lines.map((line, i) => {
+    const task = JSON.parse(line) as { text: string; relevant: string[]; requiredAnyOf: string[][] };
+    return {
+      id: `t${String(i + 1).padStart(3, '0')}`,
+      kind: 'multi',
+      text: task.text,
+      relevant: Object.fromEntries(task.relevant.map((id) => [id, 2])),
+      set: 'livemcpbench',
+      filter: [],
+      needs: task.requiredAnyOf,
+    };
+  });
+}
+
+/**
+ * The external benchmark: its catalog alone in its own database, its tasks through the production ranking
+ * and plain BM25, all tasks and by number of needs.
+ */
+async function externalBenchmark(embedder: QueryEmbedder, report: Record<string, unknown>): Promise<void> {
+  const catalog = fs.readFileSync(path.join(EXTERNAL_DIR, 'catalog.json'), 'utf8');
+  const hash = hashInputs(`livemcpbench ${createHash('sha256').update(catalog).digest('hex')}`);
+  // The catalog twice: glossed by the product glossary as the registry does, and with none (what the glossary is worth).
+  const databases: Array<[string, string, ProductGlossary | undefined]> = [
+    ['', `ard_bench_livemcp_${hash}`, undefined],
+    [' - glossary', `ard_bench_livemcp_unglossed_${hash}`, parseProductGlossary({}, 'no glossary')],
+  ];
+  const queries = externalQueries();
+  console.log(`\n== LiveMCPBench (${queries.length} tasks, its catalog alone) ==\n${HEADER}`);
+  for (const [suffix, name, glossary] of databases) {
+    await ensureDatabase(name, async (db) => {
+      const ingested = await ingestManifest({ db, embedder, glossary }, JSON.parse(catalog), { origin: 'file:livemcpbench/catalog.json' });
+      console.log(`  ingested livemcpbench/catalog.json into ${name}: +${ingested.added}, rejected ${ingested.rejected.length}`);
+    });
+    const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
+    try {
+      await externalRuns(
+        handle.db,
+        embedder,
+        queries,
+        suffix,
+        suffix ? [production] : [production, withoutNeeds, plainBm25Ranker()],
+        report,
+      );
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+/** The external tasks through `rankers` on one database: all tasks and by number of needs. */
+async function externalRuns(
+  db: Kysely<Database>,
+  embedder: QueryEmbedder,
+  queries: Query[],
+  suffix: string,
+  rankers: Ranker[],
+  report: Record<string, unknown>,
+): Promise<void> {
+  for (const ranker of rankers) {
+    const { runs } = await runAll(db, embedder, queries, ranker);
+    const subs: Array<[string, Run[]]> = [
+      ['all', runs],
+      ['one need', runs.filter((r) => r.query.needs!.length === 1)],
+      ['several needs', runs.filter((r) => r.query.needs!.length > 1)],
+    ];
+    for (const [sub, rs] of subs) {
+      const f = figures(rs);
+      console.log(row(`${ranker.name}${suffix}${sub === 'all' ? '' : ` ${sub}`}`, f));
+      report[`livemcpbench/${ranker.name}${suffix}/${sub}`] = f;
+    }
+    if (ranker === production && !suffix && argFlag('--verbose')) {
+      for (const { query, ranked } of runs) {
+        const firstTen = new Set(ranked.slice(0, 10).map((r) => r.identifier));
+        const missed = query.needs!.filter((need) => !need.some((id) => firstTen.has(id)));
+        if (missed.length > 0)
+          console.log(`  ${query.id} missed ${missed.map((n) => n[0].split(':').pop()).join(', ')}: ${query.text.slice(0, 120)}`);
+      }
+    }
+  }
 }
 
 function cutoffCurve(runs: Run[], offTopic: Run[]): string[] {
@@ -432,7 +565,7 @@ async function main(): Promise<void> {
       console.log(`warning: ${missing.length} judged identifiers are not in the index, e.g. ${missing.slice(0, 3).join(', ')}`);
     await markVerifiedAtRandom(db);
     await embedder.embed(['warm up']);
-    const header = `${'ranker / subset'.padEnd(22)}   n  hit@1  hit@5 MRR@10  R@10 nDCG@10`;
+    const header = HEADER;
     const only = argValue('--only');
     const rankers = RANKERS.filter((r) => r === production || !only || only.split(',').includes(r.name));
     const all: Record<string, Run[]> = {};
@@ -544,6 +677,25 @@ async function main(): Promise<void> {
       console.log(
         `  the whole ranked list with its entries (the search service's rank: referrals): p50 ${percentile(whole, 50).toFixed(1)} ms, p95 ${percentile(whole, 95).toFixed(1)} ms`,
       );
+      // What several needs cost: the first page's path (the pipeline + the page's 10 entries) with and without
+      // need texts, query by query in turn, so both see the same machine state.
+      const withNeeds: number[] = [];
+      const oneNeed: number[] = [];
+      const single = ablatedStages({ needs: false });
+      const firstPage = async (query: Query, stages: typeof single) => {
+        const deps = { db: h.db, embedder: uncached, vocabulary: operatorVocabulary, ...PRODUCTION_RANKING };
+        return entriesOfPage(h.db, await matchText(deps, query.text, query.filter, stages), 0, 10);
+      };
+      for (const [i, query] of queries.entries()) {
+        // Which goes first alternates: the second run of a text finds its pages in PostgreSQL's cache.
+        const timeWithNeeds = async () => withNeeds.push(...(await timeEach([query], (q) => firstPage(q, PRODUCTION_STAGES))));
+        const timeOneNeed = async () => oneNeed.push(...(await timeEach([query], (q) => firstPage(q, single))));
+        for (const run of i % 2 === 0 ? [timeWithNeeds, timeOneNeed] : [timeOneNeed, timeWithNeeds]) await run();
+      }
+      const split = queries.filter((q) => needTexts(q.text).length > 0).length;
+      console.log(
+        `  several needs (${split} of ${queries.length} texts split), the first page, in turn: p50 ${percentile(withNeeds, 50).toFixed(1)} ms, p95 ${percentile(withNeeds, 95).toFixed(1)} ms; every text one need: p50 ${percentile(oneNeed, 50).toFixed(1)} ms, p95 ${percentile(oneNeed, 95).toFixed(1)} ms`,
+      );
       // The machine's own speed, to read the figures above by: the same embeddings with nothing else running.
       const embeddingMs = await timeEach(queries, (query) => uncached.embedOne(query.text));
       console.log(
@@ -556,11 +708,14 @@ async function main(): Promise<void> {
         wholeListP50: percentile(whole, 50),
         wholeListP95: percentile(whole, 95),
         embeddingAloneP50: percentile(embeddingMs, 50),
+        severalNeedsP50: percentile(withNeeds, 50),
+        oneNeedP50: percentile(oneNeed, 50),
       };
     } finally {
       await h.close();
     }
   }
+  if (!argFlag('--no-external')) await externalBenchmark(embedder, report);
   const out = argValue('--json');
   if (out) fs.writeFileSync(out, JSON.stringify(report, null, 2));
   await embedder.close?.();

@@ -260,7 +260,7 @@ async function mcpOverStdio(): Promise<number> {
     await route.client.close();
     return 0;
   }
-  const { createAlexandriaMcpServer, serveMcpOverStdio } = lazy.mcp();
+  const { createAlexandriaMcpServer, registryToolsOf, serveMcpOverStdio } = lazy.mcp();
   // Opening PGlite blocks the event loop for seconds at a time: it starts once the handshake is done (the
   // client's `initialized`), at the first tool call, or after MCP_OPEN_DELAY_MS, whichever comes first.
   let opening: ReturnType<typeof openLibrary> | null = null;
@@ -280,9 +280,16 @@ async function mcpOverStdio(): Promise<number> {
     getResource: async (id: string) => (await library()).getResource(id),
     listTopics: async () => (await library()).listTopics(),
   };
+  // The registry's tools on the same context, opened the same way (the first call waits for it).
+  const registry = async () => registryToolsOf((await open()).ctx);
   const server = createAlexandriaMcpServer(lazyService as unknown as Awaited<ReturnType<typeof library>>, {
     logger,
     version: REGISTRY_VERSION,
+    registry: {
+      search: async (input) => (await registry()).search(input),
+      getEntry: async (identifier) => (await registry()).getEntry(identifier),
+      matchedTools: async (text, identifiers) => (await registry()).matchedTools(text, identifiers),
+    },
   });
   server.server.oninitialized = () => void open();
   const done = closed((resolve) => (server.server.onclose = resolve));

@@ -21,6 +21,7 @@ import { UseLiteEmbedder } from './embedding/use-lite-embedder';
 import { createFederation, type Federation } from './federation/federation-service';
 import { createMirrorFollower, type MirrorFollower } from './federation/mirror-follower';
 import { mirroredBases } from './federation/peer-directory';
+import type { FederatedSearchDeps } from './federation/federated-search';
 import { ALEXANDRIA_LIBRARY_FILE } from './ingest/alexandria-corpus';
 import { startLivenessUpkeep, type LivenessUpkeep } from './liveness';
 import { createLogger, type Logger } from './logger';
@@ -253,4 +254,18 @@ async function embeddingModels(
   // Search starts on the active model; the switch to the goal one is the index upkeep's last job.
   await models.refresh();
   return { models, runtime };
+}
+
+/** What POST /search's federated search runs on, from the context: its handler and the registry's MCP tools. */
+export function federatedSearchDeps(ctx: AppContext): FederatedSearchDeps {
+  return {
+    search: ctx.search,
+    db: ctx.readDb,
+    publicUrl: ctx.config.publicUrl,
+    vocabulary: ctx.vocabulary,
+    configuredPeers: ctx.config.peers,
+    mirroredPeers: ctx.config.peersMirror,
+    federation: ctx.federation,
+    logger: ctx.logger,
+  };
 }

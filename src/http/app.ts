@@ -18,7 +18,7 @@ import { announcedBodyLimit, jsonContentTypeGuard, jsonShapeGuard, requestDeadli
 import { redactUrl } from './log-redaction';
 import { toErrorResponse } from './error-response';
 import { describeValidationErrors } from './validation-message';
-import { createAlexandriaMcpServer, mountMcpOverHttp } from '../mcp';
+import { createAlexandriaMcpServer, mountMcpOverHttp, registryToolsOf } from '../mcp';
 import { mountLibraryRoutes } from './library-routes';
 import { LIVENESS_HEADER } from './liveness-header';
 import { VERIFICATION_HEADER } from './verification-header';
@@ -150,7 +150,15 @@ export function createApp(ctx: AppContext): RegistryApp {
   // mounted before the JSON parser and the OpenAPI catch-all (the MCP route parses its own body).
   mountHomeRoutes(app);
   mountLibraryRoutes(app, { publicUrl: ctx.config.publicUrl, db: ctx.readDb, library: ctx.library });
-  mountMcpOverHttp(app, '/mcp', async () => createAlexandriaMcpServer(ctx.library.service, { logger: ctx.logger }), { logger: ctx.logger });
+  const registryTools = registryToolsOf(ctx);
+  mountMcpOverHttp(
+    app,
+    '/mcp',
+    async () => createAlexandriaMcpServer(ctx.library.service, { logger: ctx.logger, registry: registryTools }),
+    {
+      logger: ctx.logger,
+    },
+  );
 
   const adminAuthLimit = createAdminAuthLimit(ctx);
   app.use(ADMIN_MANIFESTS_PATH, ...adminManifestBodyParser(ctx, adminAuthLimit));

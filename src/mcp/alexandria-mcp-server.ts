@@ -1,5 +1,6 @@
 /**
- * The Alexandria MCP server: three tools (search, get_resource, list_topics) over AlexandriaLibraryService.
+ * The Alexandria MCP server: three tools (search, get_resource, list_topics) over AlexandriaLibraryService, and
+ * with a registry service the registry's two (search_registry, get_registry_entry; registry-tools.ts).
  * Shapes are the FROZEN contract's (docs/reference/alexandria-api-contract-v0.txt); docs/alexandria.md has examples.
  *
  * Errors fail closed. A client mistake (bad argument, malformed id, unknown id) comes back as a tool result
@@ -7,10 +8,7 @@
  * "internal error (request id <uuid>)" and is logged with that id: the SDK would otherwise echo a thrown
  * error's message (SQL, file paths, stack details) to the client.
  */
-import { randomUUID } from 'node:crypto';
-
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { z } from 'zod';
 
@@ -22,17 +20,18 @@ import {
   RESOURCE_KINDS,
   SOURCE_TYPES,
 } from '../alexandria';
+import { registerRegistryTools, type RegistryToolsService } from './registry-tools';
+import { runTool, type ToolErrorLogger } from './tool-result';
 
-/** The subset of a pino logger the server needs (pino's own signature). */
-export interface ToolErrorLogger {
-  error(details: Record<string, unknown>, message: string): void;
-}
+export type { ToolErrorLogger } from './tool-result';
 
 export interface AlexandriaMcpServerOptions {
   /** Where internal errors are logged. Defaults to pino on stderr (stdout is the stdio transport's channel). */
   logger?: ToolErrorLogger;
   /** Reported in the MCP handshake. */
   version?: string;
+  /** The registry's search: when given, the server also offers search_registry and get_registry_entry (registry-tools.ts). */
+  registry?: RegistryToolsService;
 }
 
 export const ALEXANDRIA_MCP_SERVER_NAME = 'alexandria';
@@ -121,9 +120,13 @@ export function createAlexandriaMcpServer(service: AlexandriaLibraryService, opt
       instructions:
         'Alexandria is a curated library of papers, repositories and posts about building LLM agents. ' +
         'Call list_topics first to see the taxonomy, search to find resources, get_resource for a full citable record. ' +
-        'Sponsored results are marked "sponsored": true and never outrank editorial results.',
+        'Sponsored results are marked "sponsored": true and never outrank editorial results.' +
+        (options.registry
+          ? ' To find agents, MCP servers and skills that can do a job, call search_registry; get_registry_entry returns one by identifier.'
+          : ''),
     },
   );
+  if (options.registry) registerRegistryTools(server, options.registry, logger);
 
   server.registerTool(
     'search',
@@ -134,7 +137,7 @@ export function createAlexandriaMcpServer(service: AlexandriaLibraryService, opt
       outputSchema: searchOutputSchema,
       annotations: READ_ONLY,
     },
-    (args) => runTool('search', searchOutputSchema, logger, () => service.searchLibrary(args)),
+    (args) => runTool('search', searchOutputSchema, logger, isAlexandriaClientError, () => service.searchLibrary(args)),
   );
 
   server.registerTool(
@@ -148,7 +151,7 @@ export function createAlexandriaMcpServer(service: AlexandriaLibraryService, opt
       outputSchema: recordOutputSchema,
       annotations: READ_ONLY,
     },
-    (args) => runTool('get_resource', recordOutputSchema, logger, () => service.getResource(args.id)),
+    (args) => runTool('get_resource', recordOutputSchema, logger, isAlexandriaClientError, () => service.getResource(args.id)),
   );
 
   server.registerTool(
@@ -159,39 +162,14 @@ export function createAlexandriaMcpServer(service: AlexandriaLibraryService, opt
       outputSchema: listTopicsOutputSchema,
       annotations: READ_ONLY,
     },
-    () => runTool('list_topics', listTopicsOutputSchema, logger, () => service.listTopics()),
+    () => runTool('list_topics', listTopicsOutputSchema, logger, isAlexandriaClientError, () => service.listTopics()),
   );
 
   return server;
 }
 
-async function runTool(
-  tool: string,
-  outputSchema: z.ZodType,
-  logger: ToolErrorLogger,
-  work: () => Promise<object>,
-): Promise<CallToolResult> {
-  try {
-    const value = await work();
-    const checked = outputSchema.safeParse(value);
-    if (!checked.success) {
-      // Our own output broke the contract: report it as internal rather than let the SDK echo the issues.
-      throw new Error(`${tool} output does not match its declared schema: ${checked.error.message}`);
-    }
-    return {
-      content: [{ type: 'text', text: JSON.stringify(value) }],
-      structuredContent: value as Record<string, unknown>,
-    };
-  } catch (err) {
-    if (err instanceof AlexandriaClientError) return toolError(err.message);
-    const requestId = randomUUID();
-    logger.error({ err, tool, requestId }, 'alexandria tool failed');
-    return toolError(`internal error (request id ${requestId})`);
-  }
-}
-
-function toolError(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
+function isAlexandriaClientError(err: unknown): boolean {
+  return err instanceof AlexandriaClientError;
 }
 
 function defaultLogger(): ToolErrorLogger {

@@ -1,3 +1,4 @@
 export * from './alexandria-mcp-server';
 export * from './http-transport';
 export * from './stdio';
+export * from './registry-tools';

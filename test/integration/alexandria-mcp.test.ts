@@ -95,9 +95,10 @@ describe.each(['in-memory', 'http'] as const)('Alexandria tools on the registry 
     return result.structuredContent as SearchBody;
   };
 
-  it('lists the three tools with the contract input schema', async () => {
+  it('lists the three tools with the contract input schema (the registry /mcp adds its own two)', async () => {
     const { tools } = await connection.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['get_resource', 'list_topics', 'search']);
+    const registryTools = kind === 'http' ? ['get_registry_entry', 'search_registry'] : [];
+    expect(tools.map((t) => t.name).sort()).toEqual(['get_resource', 'list_topics', 'search', ...registryTools].sort());
     const props = tools.find((t) => t.name === 'search')!.inputSchema.properties as Record<string, Record<string, unknown>>;
     expect(Object.keys(props)).toEqual(['query', 'topic', 'kind', 'limit']);
     expect(props.kind!.enum).toEqual(['paper', 'repo', 'post']);

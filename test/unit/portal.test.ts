@@ -2,7 +2,7 @@
 import { ConfigError, DEFAULT_PORTAL_FACETS, envToConfig } from '../../src/config';
 import { html, safeHref, trustedHtml } from '../../src/portal/html';
 import { entryPath, fieldLabel, publisherOf, typeLabel } from '../../src/portal/labels';
-import { mcpClientConfig, mcpClientConfigJson } from '../../src/portal/mcp-client-config';
+import { mcpClientConfig, mcpClientConfigJson } from '../../src/catalog/mcp-client-config';
 import { browseUrl, listFilterFor, readBrowseState } from '../../src/portal/pages/browse-page';
 import { readSearchState, searchUrl } from '../../src/portal/pages/search-page';
 import type { CatalogEntry } from '../../src/portal/registry-api';

@@ -1,4 +1,5 @@
 // POST /search (ARD §7.2), federated per ARD §8: `federation` picks none, referrals or auto (default).
+import { federatedSearchDeps } from '../../context';
 import { federatedSearch, type FederationMode } from '../../federation/federated-search';
 import { readFederationHop } from '../../federation/loop-guard';
 import { resolveFilterKeys } from '../../search/query-context';
@@ -16,26 +17,14 @@ export const searchAgents: Handler = async (ctx, request) => {
   const body = request.body as SearchRequestBody;
   const { config } = ctx;
   const hop = readFederationHop(request.headers, { maxHops: config.federationMaxHops, budgetMs: config.federationBudgetMs });
-  const result = await federatedSearch(
-    {
-      search: ctx.search,
-      db: ctx.readDb,
-      publicUrl: config.publicUrl,
-      vocabulary: ctx.vocabulary,
-      configuredPeers: config.peers,
-      mirroredPeers: config.peersMirror,
-      federation: ctx.federation,
-      logger: ctx.logger,
-    },
-    {
-      mode: body.federation ?? 'auto',
-      text: body.query.text,
-      filter: resolveFilterKeys(body.query.filter, body.query['@context']),
-      pageSize: body.pageSize,
-      pageToken: body.pageToken,
-      hop,
-      receivedAt: request.receivedAt,
-    },
-  );
+  const result = await federatedSearch(federatedSearchDeps(ctx), {
+    mode: body.federation ?? 'auto',
+    text: body.query.text,
+    filter: resolveFilterKeys(body.query.filter, body.query['@context']),
+    pageSize: body.pageSize,
+    pageToken: body.pageToken,
+    hop,
+    receivedAt: request.receivedAt,
+  });
   return { status: 200, body: result };
 };

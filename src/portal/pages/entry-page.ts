@@ -4,7 +4,7 @@ import { html, safeHref, type Html } from '../html';
 import { entryApiPath, publisherOf, typeLabel } from '../labels';
 import type { PageOptions } from '../layout';
 import { LIVENESS_HEADER_NAME, livenessText, parseLivenessHeader } from '../liveness-text';
-import { MCP_SERVER_CARD_TYPE, mcpClientConfig, mcpClientConfigJson } from '../mcp-client-config';
+import { MCP_SERVER_CARD_TYPE, mcpClientConfig, mcpClientConfigJson } from '../../catalog/mcp-client-config';
 import type { CatalogEntry, RegistryApi, TrustManifest } from '../registry-api';
 import { browseUrl, listFilterFor } from './browse-page';
 import { ALEXANDRIA_TYPE, libraryRecordPath, libraryUrl } from './library-page';

@@ -27,6 +27,8 @@ export interface RankingAblations {
   semanticFields?: readonly string[];
   /** POSTINGS_PER_LEXEME instead. */
   postingsPerLexeme?: number;
+  /** false: every text is one need (no need texts, no coverage-first page). */
+  needs?: boolean;
 }
 
 const lexicalOnly: CalibrationStage = (row) => ({ semantic: 0, lexical: row.lexical });
@@ -43,6 +45,7 @@ export function ablatedStages(ablations: RankingAblations): RankingStages {
   const minimum = ablations.minimumMatches ?? MINIMUM_MATCHES;
   return {
     ...PRODUCTION_STAGES,
+    needTexts: ablations.needs === false ? () => [] : PRODUCTION_STAGES.needTexts,
     queryWords: ablatedQueryWords(ablations.expansions !== false, ablations.corrections !== false),
     lexicalRetrieval: lexical ? lexicalRetrieval(ablations.postingsPerLexeme ?? POSTINGS_PER_LEXEME, fields) : async () => [],
     vectorRetrieval: vectorRetrieval(fields),

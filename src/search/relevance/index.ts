@@ -10,3 +10,5 @@ export * from './topic-labels';
 export * from './scoring';
 export * from './pipeline';
 export * from './entry-state-adjustment';
+export * from './need-texts';
+export * from './need-page';

@@ -44,9 +44,13 @@ import {
 } from './scoring';
 import { adjustForEntryState, type EntryStateRanking } from './entry-state-adjustment';
 import { topicLabels, type TopicLabelsStage } from './topic-labels';
+import { needTexts, type NeedTextsStage } from './need-texts';
+import { assembleNeedPage } from './need-page';
 
 /** The stages of the pipeline, in the order they run. */
 export interface RankingStages {
+  /** A text that asks for several things, split into its needs' texts (need-texts.ts). */
+  needTexts: NeedTextsStage;
   /** Query understanding: the words as typed, their expansions, corrections and completions. */
   queryWords: QueryWordsStage;
   lexicalRetrieval: LexicalRetrieval;
@@ -61,6 +65,7 @@ export interface RankingStages {
 }
 
 export const PRODUCTION_STAGES: RankingStages = {
+  needTexts,
   queryWords,
   lexicalRetrieval: lexicalRetrieval(POSTINGS_PER_LEXEME, SEMANTIC_FIELDS),
   vectorRetrieval: vectorRetrieval(SEMANTIC_FIELDS),
@@ -113,10 +118,8 @@ class SqlClock {
 }
 
 /**
- * The matched set for a query text and filter: every entry at or above the cutoff (and, for a query with
- * fewer than MINIMUM_MATCHES of those, the best ones down to RELEVANCE_FLOOR) with its relevance and 0-100
- * score, best first (by relevance x type weight when the filter leaves the types open), ties by identifier.
- * Search pages through it; explore counts and groups it.
+ * The matched set for a query text and filter. A text with several needs (needTexts) is ranked as a whole and
+ * need by need, at the same time, and its list opens with the best entry of each need (need-page.ts).
  */
 export async function matchText(
   deps: RankingDeps,
@@ -124,6 +127,19 @@ export async function matchText(
   filter: NormalisedFilter,
   stages: RankingStages = PRODUCTION_STAGES,
 ): Promise<Match[]> {
+  const needs = stages.needTexts(text);
+  if (needs.length === 0) return matchNeed(deps, text, filter, stages);
+  const [whole, ...perNeed] = await Promise.all([text, ...needs].map((t) => matchNeed(deps, t, filter, stages)));
+  return assembleNeedPage(whole, perNeed);
+}
+
+/**
+ * The matched set for one need's text and filter: every entry at or above the cutoff (and, for a query with
+ * fewer than MINIMUM_MATCHES of those, the best ones down to RELEVANCE_FLOOR) with its relevance and 0-100
+ * score, best first (by relevance x type weight when the filter leaves the types open), ties by identifier.
+ * Search pages through it; explore counts and groups it.
+ */
+async function matchNeed(deps: RankingDeps, text: string, filter: NormalisedFilter, stages: RankingStages): Promise<Match[]> {
   const { db, embedder, timings } = deps;
   const clock = new SqlClock();
   const words = await clock.time(() => stages.queryWords(db, text, deps.vocabulary ?? BUNDLED_VOCABULARY));

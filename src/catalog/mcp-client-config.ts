@@ -2,7 +2,7 @@
 // what the entry states: an inline server card's remotes or packages (`data`), else the catalog's
 // `metadata.remoteUrl`, else a container image that speaks stdio. Nothing is guessed: an entry whose
 // launch cannot be read from it gets no snippet.
-import type { CatalogEntry } from './registry-api';
+import type { CatalogEntry } from './catalog-entry';
 
 export const MCP_SERVER_CARD_TYPE = 'application/mcp-server-card+json';
 

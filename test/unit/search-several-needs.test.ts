@@ -1,0 +1,65 @@
+import { assembleNeedPage, MAX_NEEDS, MIN_SPLIT_WORDS, needTexts, type Match } from '../../src/search/relevance';
+
+function match(identifier: string, score: number): Match {
+  return { identifier, score, relevance: score / 100, type: null, semantic: 0, lexical: 0, cosine: 0, topic: 0 };
+}
+
+describe('need texts: a text that asks for several things', () => {
+  it('splits sentences, clauses after a comma and "and then" / "then" / "and" between clauses', () => {
+    expect(
+      needTexts('Find the trending GitHub repositories. For the top one, read its Deepwiki. Then, draft a Markdown intro document.'),
+    ).toEqual(['Find the trending GitHub repositories.', 'For the top one', 'read its Deepwiki.', 'Then draft a Markdown intro document.']);
+    expect(needTexts('Read the monthly sales data from the shared spreadsheet and then plot it as a bar chart')).toEqual([
+      'Read the monthly sales data from the shared spreadsheet',
+      'plot it as a bar chart',
+    ]);
+  });
+
+  it('keeps a single need whole: one clause, a number written with a comma, a file name with a dot', () => {
+    expect(needTexts('postgres mcp server')).toEqual([]);
+    expect(needTexts('my after-tax income last month was 15,000 CNY and I would like to know my tax')).toEqual([
+      'my after-tax income last month was 15,000 CNY',
+      'I would like to know my tax',
+    ]);
+    expect(needTexts('please summarise the paper in /root/pdf/WebArena.pdf for me in five short bullet points')).toEqual([]);
+  });
+
+  it(`keeps a text of fewer than ${MIN_SPLIT_WORDS} words whole`, () => {
+    expect(needTexts('check why CI failed on my PR and comment on it')).toEqual([]);
+  });
+
+  it('joins a clause of fewer than three words to the one after it, the last one to the one before', () => {
+    expect(needTexts('list the open issues of the repository with their labels and owners, then stop')).toEqual([]);
+    expect(needTexts('search the web for the news, please, and save the summary to a file')).toEqual([
+      'search the web for the news',
+      'please save the summary to a file',
+    ]);
+  });
+
+  it(`keeps at most ${MAX_NEEDS} needs, the clauses beyond in the last one`, () => {
+    const needs = needTexts('fetch the page, extract the images, describe each image, translate the text, write a summary report');
+    expect(needs).toHaveLength(MAX_NEEDS);
+    expect(needs[MAX_NEEDS - 1]).toBe('translate the text write a summary report');
+  });
+});
+
+describe('the coverage-first page of several needs', () => {
+  it("opens with the whole text's best, then each need's best not yet placed, then the rest by best score", () => {
+    const whole = [match('a', 90), match('b', 80), match('c', 70)];
+    const needs = [
+      [match('a', 95), match('d', 40)],
+      [match('e', 60), match('b', 85)],
+    ];
+    const page = assembleNeedPage(whole, needs);
+    expect(page.map((m) => m.identifier)).toEqual(['a', 'e', 'd', 'b', 'c']);
+    // Each entry at its best over the lists, capped by the score before it: the list stays in score order.
+    expect(page.map((m) => m.score)).toEqual([95, 60, 40, 40, 40]);
+    expect(page.map((m) => m.relevance)).toEqual([0.95, 0.6, 0.4, 0.85, 0.7]);
+  });
+
+  it("leaves a need's matches under the cutoff (minimum matches' fill) out of the rounds", () => {
+    const page = assembleNeedPage([match('a', 90), match('b', 80)], [[match('weak', 20)]]);
+    expect(page.map((m) => m.identifier)).toEqual(['a', 'b', 'weak']);
+    expect(page.map((m) => m.score)).toEqual([90, 80, 20]);
+  });
+});
