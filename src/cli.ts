@@ -357,36 +357,42 @@ async function ingest(targets: string[], options: { trusted?: boolean; interval?
   const config = loadConfig({ loadDemoCorpus: false, logLevel: 'warn' });
   const intervalSeconds = interval ?? config.crawl.intervalSeconds;
   const route = routeCommand(config);
-  let failed = false;
+  // The same loop either way: through the server that owns the embedded folder, or on the database directly.
+  const each = async (ways: {
+    ingestFile(path: string): Promise<boolean>;
+    crawl(location: string, options: { trusted?: boolean; intervalSeconds: number }): Promise<boolean>;
+  }) => {
+    let failed = false;
+    for (const target of classified) {
+      const ok =
+        target.kind === 'file'
+          ? await ways.ingestFile(target.path)
+          : await ways.crawl((target as { location: string }).location, { trusted: options.trusted, intervalSeconds });
+      if (!ok) failed = true;
+    }
+    return failed ? 1 : 0;
+  };
   if (route.via === 'owner') {
     const client = route.client;
     try {
       await waitForOwner(client);
-      for (const target of classified) {
-        const ok =
-          target.kind === 'file'
-            ? await ingestFileThroughOwner(client, target.path)
-            : await crawlThroughOwner(client, (target as { location: string }).location, { trusted: options.trusted, intervalSeconds });
-        if (!ok) failed = true;
-      }
+      return await each({
+        ingestFile: (file) => ingestFileThroughOwner(client, file),
+        crawl: (location, crawlOptions) => crawlThroughOwner(client, location, crawlOptions),
+      });
     } finally {
       await client.close();
     }
-    return failed ? 1 : 0;
   }
   const ctx = await openContext(config, 'ingest');
   try {
-    for (const target of classified) {
-      const ok =
-        target.kind === 'file'
-          ? await ingestOneFile(ctx, target.path)
-          : await crawlOnce(ctx, (target as { location: string }).location, { trusted: options.trusted, intervalSeconds });
-      if (!ok) failed = true;
-    }
+    return await each({
+      ingestFile: (file) => ingestOneFile(ctx, file),
+      crawl: (location, crawlOptions) => crawlOnce(ctx, location, crawlOptions),
+    });
   } finally {
     await ctx.destroy();
   }
-  return failed ? 1 : 0;
 }
 
 async function waitForOwner(client: OwnerClient): Promise<void> {

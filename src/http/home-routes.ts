@@ -1,12 +1,11 @@
-// GET / names the registry, its version, its routes and its docs: JSON unless the client prefers HTML, which
-// the portal (src/portal/) answers first; the small page of home-page.ts is the fallback without it.
+// GET / names the registry, its version, its routes and its docs as JSON; a client preferring HTML never gets
+// here: the portal (src/portal/), mounted before, answers it.
 // GET /openapi.yaml and /openapi.json serve the ARD OpenAPI document that requests are validated against (its external
 // $refs stay relative: ai-catalog.schema.json is beside it).
 import fs from 'node:fs';
 import type express from 'express';
 import YAML from 'yaml';
 import { REGISTRY_PACKAGE } from '../version';
-import { renderHomePage } from './home-page';
 import { OPENAPI_PATH } from './openapi';
 
 export interface RegistryHome {
@@ -50,12 +49,10 @@ export function mountHomeRoutes(app: express.Express): void {
   const home = registryHome();
   const yamlText = fs.readFileSync(OPENAPI_PATH, 'utf8');
   const jsonText = JSON.stringify(YAML.parse(yamlText));
-  app.get('/', (req, res) => {
+  app.get('/', (_req, res) => {
     res.vary('Accept');
-    // A browser (Accept preferring text/html) gets the portal, mounted before this route; anything else
-    // (curl's */*, no Accept, application/json) gets this JSON description.
-    if (req.accepts(['application/json', 'text/html']) === 'text/html') res.type('html').send(renderHomePage(home));
-    else res.json(home);
+    // Curl's */*, no Accept, application/json: the portal left these to this route.
+    res.json(home);
   });
   app.get('/openapi.yaml', (_req, res) => {
     res.type('application/yaml').set('Cache-Control', 'public, max-age=300').send(yamlText);
