@@ -206,7 +206,13 @@ describeWithBrowser('portal in a browser', () => {
     await page.goto('/docs');
     await page.locator('.swagger-ui .info .title').waitFor();
     expect(await page.locator('.swagger-ui .info .title').innerText()).toContain('Agentic Resource Discovery Registry API');
-    expect(await page.locator('.opblock-summary-path').allInnerTexts()).toEqual(['/search', '/explore', '/agents', '/agents/{identifier}']);
+    expect(await page.locator('.opblock-summary-path').allInnerTexts()).toEqual([
+      '/search',
+      '/explore',
+      '/agents',
+      '/agents/{identifier}',
+      '/changes',
+    ]);
     await page.locator('.opblock-summary-path', { hasText: '/search' }).click();
     await page.locator('.opblock-body').first().waitFor();
     // The portal's own part of the page; the renderer's markup is its maintainers'.
