@@ -230,6 +230,16 @@ export async function markMirroredDeleted(db: Kysely<Database>, peer: string, id
   return removed;
 }
 
+/**
+ * Removes (marks deleted) the live entries mirrored from peers that are no longer followed: a peer taken out of
+ * PEERS_MIRROR takes its entries with it at the next start. Returns how many were removed.
+ */
+export async function markUnfollowedMirrorsDeleted(db: Kysely<Database>, followed: readonly string[], at: Date): Promise<number> {
+  let query = db.updateTable('entries').set({ deleted_at: at }).where('mirror_peer', 'is not', null).where('deleted_at', 'is', null);
+  if (followed.length > 0) query = query.where('mirror_peer', 'not in', [...followed]);
+  return Number((await query.executeTakeFirst()).numUpdatedRows);
+}
+
 /** How many live entries are mirrored from `peer`. */
 export async function countLiveMirrored(db: Kysely<Database>, peer: string): Promise<number> {
   const row = await db

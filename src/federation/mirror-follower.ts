@@ -12,7 +12,14 @@
 // /metrics) and changes nothing else. A feed that fails (network, status, HTML, too large, a cursor
 // that does not advance) ends the sync with the cursor where the last applied page left it.
 import type { Kysely } from 'kysely';
-import { countLiveMirrored, markMirroredDeleted, prepareEntry, storedHashes, type PreparedEntry } from '../catalog/entry-repository';
+import {
+  countLiveMirrored,
+  markMirroredDeleted,
+  markUnfollowedMirrorsDeleted,
+  prepareEntry,
+  storedHashes,
+  type PreparedEntry,
+} from '../catalog/entry-repository';
 import type { CatalogEntry } from '../catalog/catalog-entry';
 import type { ProductGlossary } from '../catalog/product-glossary';
 import type { Database } from '../db/schema';
@@ -280,7 +287,18 @@ export function createMirrorFollower(deps: MirrorFollowerDeps): MirrorFollower {
   const reports = new Map<string, MirrorReport>();
   let running: Promise<MirrorReport[]> | null = null;
   let timer: NodeJS.Timeout | undefined;
+  let released: Promise<void> | null = null;
+  // Once per follower (a start): what peers no longer in PEERS_MIRROR left here goes, with their feed state.
+  const release = () =>
+    (released ??= (async () => {
+      const removed = await markUnfollowedMirrorsDeleted(deps.db, deps.peers, new Date());
+      let forget = deps.db.deleteFrom('mirror_peers');
+      if (deps.peers.length > 0) forget = forget.where('peer', 'not in', [...deps.peers]);
+      await forget.execute();
+      if (removed > 0) deps.logger?.info({ removed }, 'entries mirrored from peers no longer in PEERS_MIRROR removed');
+    })().catch((error: unknown) => deps.logger?.error({ err: error }, 'removing the entries of peers no longer mirrored failed')));
   const syncAll = async () => {
+    await release();
     const out: MirrorReport[] = [];
     for (const peer of deps.peers) {
       if (abort.signal.aborted) break;
@@ -309,7 +327,11 @@ export function createMirrorFollower(deps: MirrorFollowerDeps): MirrorFollower {
   return {
     sync,
     start(pollSeconds) {
-      if (pollSeconds <= 0 || deps.peers.length === 0) return;
+      if (deps.peers.length === 0) {
+        void release();
+        return;
+      }
+      if (pollSeconds <= 0) return;
       const schedule = () => {
         if (abort.signal.aborted) return;
         timer = setTimeout(() => void sync().finally(schedule), pollSeconds * 1000);
@@ -322,6 +344,7 @@ export function createMirrorFollower(deps: MirrorFollowerDeps): MirrorFollower {
       abort.abort();
       clearTimeout(timer);
       await running?.catch(() => undefined);
+      await released;
       if (!deps.http) await http.close();
     },
   };

@@ -6,7 +6,7 @@ import { markDeleted } from '../../src/catalog/entry-repository';
 import type { RegistryConfig } from '../../src/config';
 import { withQueryCache } from '../../src/embedding/embedder';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
-import { MIRROR_MAX_BODY_BYTES } from '../../src/federation/mirror-follower';
+import { createMirrorFollower, MIRROR_MAX_BODY_BYTES } from '../../src/federation/mirror-follower';
 import { createOpenApiBackend } from '../../src/http/openapi';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { peerEntry, startChangeFeedPeer, type FeedAnswer, type PeerEntryDoc } from '../helpers/interop-peers';
@@ -231,6 +231,28 @@ describe('a registry that mirrors another (PEERS_MIRROR)', () => {
     await markDeleted(p.ctx.db, [heron.identifier], new Date());
     expect((await m.ctx.mirror.sync())[0]).toMatchObject({ status: 'ok', removed: 0 });
     expect((await m.get(`/agents/${encodeURIComponent(heron.identifier)}`)).status).toBe(200);
+  }, 60_000);
+
+  it('a peer taken out of PEERS_MIRROR takes its entries with it at the next start; own entries stay', async () => {
+    const kingfisher = peerEntry('aquatics.example', 'kingfisher-dive-log', 'kingfisher dive log for river banks');
+    await ingest(p, [kingfisher]);
+    expect((await m.ctx.mirror.sync())[0]).toMatchObject({ status: 'ok', added: 1 });
+    expect((await m.get(`/agents/${encodeURIComponent(kingfisher.identifier)}`)).status).toBe(200);
+    // What a restart with PEERS_MIRROR emptied builds: a follower of no peer, started.
+    const restarted = createMirrorFollower({
+      db: m.ctx.db,
+      embedder: m.ctx.embedder,
+      glossary: m.ctx.glossary,
+      binding: m.ctx.config.trustBinding,
+      peers: [],
+      maxEntries: 100,
+    });
+    restarted.start(60);
+    await restarted.stop();
+    expect((await m.get(`/agents/${encodeURIComponent(kingfisher.identifier)}`)).status).toBe(404);
+    expect((await m.get(`/agents/${encodeURIComponent(ownGrebe.identifier)}`)).status).toBe(200);
+    expect((await m.get(`/agents/${encodeURIComponent(heron.identifier)}`)).status).toBe(200); // ours since the takeover
+    expect(await m.ctx.db.selectFrom('mirror_peers').selectAll().execute()).toEqual([]);
   }, 60_000);
 });
 
