@@ -7,8 +7,18 @@ import { DEFAULT_SEARCH_TYPE_WEIGHTS, envToConfig, readEnv } from '../src/config
 import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 import type { RankingDeps } from '../src/search/relevance';
 
-/** POST /search's ranking options under the default configuration (SEARCH_TYPE_WEIGHTS unset). */
-export const PRODUCTION_RANKING: Pick<RankingDeps, 'typeWeights'> = { typeWeights: DEFAULT_SEARCH_TYPE_WEIGHTS };
+const DEFAULTS = envToConfig(readEnv({}));
+
+/** POST /search's ranking options under the default configuration (SEARCH_TYPE_WEIGHTS unset, the entry-state stage as configured by default). */
+export const PRODUCTION_RANKING: Pick<RankingDeps, 'typeWeights' | 'entryStates'> = {
+  typeWeights: DEFAULT_SEARCH_TYPE_WEIGHTS,
+  entryStates: {
+    livenessDemotion: DEFAULTS.liveness.demotion,
+    dropDeadAfterSeconds: DEFAULTS.liveness.dropAfterSeconds,
+    verifiedBoost: DEFAULTS.trustRankBoost,
+    archivedDemotion: DEFAULTS.searchArchivedDemotion,
+  },
+};
 
 /**
  * The bundled model on the runtime EMBEDDING_RUNTIME names (auto when unset), loaded and printed: the same

@@ -351,6 +351,7 @@ async function timeProductionPath(
     pageTokens: createPageTokenCodec('bench'),
     publicUrl: 'http://bench',
     typeWeights: PRODUCTION_RANKING.typeWeights,
+    entryStates: PRODUCTION_RANKING.entryStates,
     vocabulary: operatorVocabulary,
   });
   return timeEach(queries, (query) => {
@@ -378,6 +379,7 @@ const RANKERS: Ranker[] = [
   withoutNeeds,
   { name: 'semantic: doc only', ...PRODUCTION_RANKING, ablations: { semanticFields: ['doc'] } },
   ...[0.1, 0.25].map((boost) => ({ name: `+ verified boost ${boost}`, ...PRODUCTION_RANKING, entryStates: verifiedBoost(boost) })),
+  { name: '- archived demotion', ...PRODUCTION_RANKING, entryStates: { ...PRODUCTION_RANKING.entryStates!, archivedDemotion: 0 } },
   ...benchSignals.map((s) => ({ name: s.name, rank: s.rank.bind(s) })),
   plainBm25Ranker(),
 ];
@@ -389,7 +391,7 @@ const RANKERS: Ranker[] = [
  */
 const VERIFIED_SHARE = 0.1;
 function verifiedBoost(boost: number): EntryStateRanking {
-  return { livenessDemotion: 0, dropDeadAfterSeconds: 365 * 86400, verifiedBoost: boost };
+  return { ...PRODUCTION_RANKING.entryStates!, verifiedBoost: boost };
 }
 async function markVerifiedAtRandom(db: Kysely<Database>): Promise<void> {
   await sql`INSERT INTO entry_verification (identifier, content_hash, state, reason, method, detail, checked_at, next_check_at)

@@ -81,6 +81,8 @@ export interface RegistryConfig {
    * (docs/relevance.md "Type weights"); a type not listed weighs 1.
    */
   searchTypeWeights: Readonly<Record<string, number>>;
+  /** An entry that says it is archived or deprecated ranks at (1 - this) of its rank (src/search/relevance/entry-state-adjustment.ts). */
+  searchArchivedDemotion: number;
   /** JSON files extending the bundled synonyms / related words (src/search/query-vocabulary.ts); null = none. */
   searchSynonymsFile: string | null;
   searchRelatedWordsFile: string | null;
@@ -385,6 +387,7 @@ const ENV_SCHEMA = z
     TRUST_RECHECK_SECONDS: integer(86400, 60, 30 * 86400),
     TRUST_POLL_MS: integer(30000, 0, 3600000),
     TRUST_RANK_BOOST: fraction(0),
+    SEARCH_ARCHIVED_DEMOTION: fraction(0.5),
     LIVENESS_PROBES: flag().default(true),
     LIVENESS_POLL_MS: integer(60000, 0, 3600000),
     LIVENESS_INTERVAL_SECONDS: integer(3600, 60, 30 * 86400),
@@ -472,6 +475,7 @@ export function envToConfig(env: Env): RegistryConfig {
     embeddingRuntime: e.EMBEDDING_RUNTIME,
     embeddingItemTimeoutMs: e.EMBEDDING_ITEM_TIMEOUT_MS,
     searchTypeWeights: e.SEARCH_TYPE_WEIGHTS,
+    searchArchivedDemotion: e.SEARCH_ARCHIVED_DEMOTION,
     searchSynonymsFile: e.SEARCH_SYNONYMS_FILE,
     searchRelatedWordsFile: e.SEARCH_RELATED_WORDS_FILE,
     searchGlossaryFile: e.SEARCH_GLOSSARY_FILE,

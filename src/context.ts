@@ -183,6 +183,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
         livenessDemotion: config.liveness.demotion,
         dropDeadAfterSeconds: config.liveness.dropAfterSeconds,
         verifiedBoost: config.trustRankBoost,
+        archivedDemotion: config.searchArchivedDemotion,
       },
       pageTokens,
       publicUrl: config.publicUrl,

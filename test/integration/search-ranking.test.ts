@@ -87,11 +87,12 @@ describe('hybrid ranking (ARD §7.2)', () => {
     const found = results.map((r) => r.identifier);
     expect(found).not.toContain('urn:air:github.com:StacklokLabs:ocireg-mcp');
     expect(results.every((r) => r.score < 60)).toBe(true);
-    expect(found.slice(0, 3).sort()).toEqual([
+    // The active image makers lead; EverArt, an image maker too, says it is archived and ranks lower.
+    expect(found.slice(0, 2).sort()).toEqual([
       'urn:air:github.com:awslabs:mcp:awslabs-nova-canvas',
       'urn:air:github.com:glifxyz:glif-mcp-server',
-      'urn:air:github.com:modelcontextprotocol:servers:everart',
     ]);
+    expect(found.indexOf('urn:air:github.com:modelcontextprotocol:servers:everart')).toBeGreaterThan(1);
   });
 
   it.each([
@@ -186,5 +187,27 @@ describe('hybrid ranking (ARD §7.2)', () => {
   it('a real typo is still corrected ("slak" -> Slack)', async () => {
     const results = await search('post to slak channel');
     expect(results.slice(0, 3).some((r) => /slack/i.test(`${r.displayName} ${r.identifier}`))).toBe(true);
+  });
+});
+
+describe('an entry that says it is archived or deprecated (SEARCH_ARCHIVED_DEMOTION, docs/relevance.md)', () => {
+  it('ranks below an active entry doing the same job, and at its own rank with the demotion off', async () => {
+    const withDemotion = await search('sqlite');
+    const archivedAt = withDemotion.findIndex((r) => r.displayName === 'SQLite (Archived)');
+    const activeAt = withDemotion.findIndex((r) => r.displayName === 'SQLite');
+    expect(activeAt).toBeGreaterThanOrEqual(0);
+    expect(archivedAt).toBeGreaterThan(activeAt);
+    const off = await startTestRegistry({ database: registry.database, config: { searchArchivedDemotion: 0 } });
+    try {
+      const res = await off.post('/search', { query: { text: 'sqlite' }, pageSize: 100 });
+      const undemoted = (res.body.results as Array<{ displayName: string; score: number }>).find(
+        (r) => r.displayName === 'SQLite (Archived)',
+      );
+      expect(undemoted).toBeDefined();
+      // Half its own rank by default (0.5), rounded to the score's whole number.
+      expect(Math.abs(withDemotion[archivedAt].score - undemoted!.score * 0.5)).toBeLessThanOrEqual(1);
+    } finally {
+      await off.close();
+    }
   });
 });

@@ -2,7 +2,9 @@
 // (docs/liveness.md "Ranking"): an entry whose endpoint fails ranks below live ones doing the same job
 // (LIVENESS_DEMOTION), one dead for longer than LIVENESS_DROP_AFTER_SECONDS leaves the results unless the
 // filter names `@liveness`, and a verified one (ARD v0.91 §4.5.2) may rank higher (TRUST_RANK_BOOST, off by
-// default). The search pipeline applies it to its matched set, so POST /search, POST /explore and
+// default); an entry that says it is archived or deprecated (its name, the opening of its description, or a
+// `metadata.archived` / `metadata.deprecated` flag) ranks below active ones doing the same job
+// (SEARCH_ARCHIVED_DEMOTION). The search pipeline applies it to its matched set, so POST /search, POST /explore and
 // federation's `auto` (which fuses the local scores rank gives) all see the same adjusted list.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema';
@@ -16,12 +18,15 @@ export interface EntryStateRanking {
   dropDeadAfterSeconds: number;
   /** Verified entries rank at r + boost x (1 - r), r = relevance x type weight; 0 = off. */
   verifiedBoost: number;
+  /** Entries that say they are archived or deprecated rank at (relevance x type weight) x (1 - demotion); 0 = off. */
+  archivedDemotion?: number;
 }
 
 interface EntryStates {
   failing: Set<string>;
   dropped: Set<string>;
   verified: Set<string>;
+  archived: Set<string>;
 }
 
 /**
@@ -40,17 +45,23 @@ export async function adjustForEntryState(
   if (matches.length === 0) return matches;
   const keepDead = filtersOnLiveness(filter);
   const states = await entryStates(db, matches, ranking, keepDead, now);
-  if (states.failing.size + states.dropped.size + states.verified.size === 0) return matches;
+  if (states.failing.size + states.dropped.size + states.verified.size + states.archived.size === 0) return matches;
   const kept = states.dropped.size === 0 ? matches : matches.filter((m) => !states.dropped.has(m.identifier));
   return rankBy(kept, (match) => {
-    const rank = match.relevance * typeWeight(match, filter, typeWeights);
+    let rank = match.relevance * typeWeight(match, filter, typeWeights);
+    if (states.archived.has(match.identifier)) rank *= 1 - (ranking.archivedDemotion ?? 0);
     if (states.failing.has(match.identifier)) return rank * (1 - ranking.livenessDemotion);
     if (states.verified.has(match.identifier)) return rank + ranking.verifiedBoost * (1 - rank);
     return rank;
   });
 }
 
-/** The matches' liveness and trust states that change their rank, read in one statement (the primary key per entry). */
+/** An entry's own word that it is retired: in its name, at the opening of its description, or a metadata flag. */
+const ARCHIVED_SQL = sql`(e.display_name ~* '\\m(archived|deprecated)\\M'
+  OR e.description ~* '^\\W*(archived|deprecated)\\M'
+  OR lower(e.entry #>> '{metadata,archived}') = 'true' OR lower(e.entry #>> '{metadata,deprecated}') = 'true')`;
+
+/** The matches' liveness, trust and retirement states that change their rank, read in one statement (the primary key per entry). */
 async function entryStates(
   db: Kysely<Database>,
   matches: Match[],
@@ -61,17 +72,22 @@ async function entryStates(
   const ids = matches.map((m) => m.identifier);
   const dropBefore = new Date(now.getTime() - ranking.dropDeadAfterSeconds * 1000).toISOString();
   const boost = ranking.verifiedBoost > 0;
-  const { rows } = await sql<{ identifier: string; failing: boolean; dropped: boolean; verified: boolean }>`
+  const retire = (ranking.archivedDemotion ?? 0) > 0;
+  const { rows } = await sql<{ identifier: string; failing: boolean; dropped: boolean; verified: boolean; archived: boolean }>`
     SELECT e.identifier,
+           ${retire} AND ${ARCHIVED_SQL} AS archived,
            coalesce(l.state IN ('unreachable', 'dead'), false) AS failing,
            coalesce(NOT ${keepDead} AND l.state = 'dead' AND l.dead_since <= ${dropBefore}::timestamptz, false) AS dropped,
            coalesce(v.state = 'verified', false) AS verified
     FROM entries e
     LEFT JOIN entry_liveness l ON l.identifier = e.identifier AND l.content_hash = e.content_hash
     LEFT JOIN entry_verification v ON ${boost} AND v.identifier = e.identifier AND v.content_hash = e.content_hash
-    WHERE e.identifier = ANY(${ids}::text[]) AND (l.state IN ('unreachable', 'dead') OR v.state = 'verified')`.execute(db);
-  const states: EntryStates = { failing: new Set(), dropped: new Set(), verified: new Set() };
+    WHERE e.identifier = ANY(${ids}::text[]) AND (l.state IN ('unreachable', 'dead') OR v.state = 'verified' OR (${retire} AND ${ARCHIVED_SQL}))`.execute(
+    db,
+  );
+  const states: EntryStates = { failing: new Set(), dropped: new Set(), verified: new Set(), archived: new Set() };
   for (const row of rows) {
+    if (row.archived) states.archived.add(row.identifier);
     if (row.dropped) states.dropped.add(row.identifier);
     else if (row.failing && ranking.livenessDemotion > 0) states.failing.add(row.identifier);
     else if (row.verified && boost) states.verified.add(row.identifier);
