@@ -1,4 +1,5 @@
 // Shared by the benches: the labelled query set, POST /search's ranking options, percentiles, a plain table.
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -94,4 +95,52 @@ export async function freePort(): Promise<number> {
   const port = (server.address() as net.AddressInfo).port;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/**
+ * `ard-registry serve` (from the sources, through tsx) in a process of its own on `databaseUrl`, no demo corpus and
+ * no rate limit, ready when this resolves. BENCH_NODE_ARGS adds node options (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+ */
+export async function startBenchRegistry(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  stdout: 'inherit' | 'ignore' = 'inherit',
+): Promise<{ child: ChildProcess; base: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/cli.ts', 'serve'], {
+    cwd: path.resolve(__dirname, '..'),
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOAD_DEMO_CORPUS: 'false',
+      ...env,
+    },
+    stdio: ['ignore', stdout, 'inherit'],
+  });
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  };
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (i > 300) {
+      await stop();
+      throw new Error('the registry did not become ready within 60 s');
+    }
+    if (
+      await fetch(`${base}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { child, base, stop };
 }

@@ -3,20 +3,17 @@
 // description, name or tag, while this process asks /healthz every 10 ms; the same probes with nothing
 // crawled are the baseline, printed side by side with the machine's load.
 //   npm run bench:hostile [-- --rounds 3]
-// BENCH_NODE_ARGS adds node options to the registry's process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-import { spawn } from 'node:child_process';
+// BENCH_NODE_ARGS adds node options to the registry's process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (bench-util.ts).
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startRemotePublisher } from '../test/helpers/remote-publisher';
-import { adminStatement, BENCH_ADMIN_URL, freePort } from './bench-util';
+import { adminStatement, BENCH_ADMIN_URL, startBenchRegistry } from './bench-util';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, size: { type: 'string', default: '10000000' } } });
 const ROUNDS = Number(values.rounds);
 const SIZE = Number(values.size);
 const TOKEN = randomBytes(16).toString('hex');
-const ROOT = path.resolve(__dirname, '..');
 
 interface Probes {
   latencies: number[];
@@ -63,29 +60,14 @@ async function main(): Promise<void> {
   url.pathname = `/${name}`;
   await adminStatement(`CREATE DATABASE ${name}`);
   const publisher = await startRemotePublisher(SIZE, 20);
-  const port = await freePort();
-  const registry = spawn(
-    process.execPath,
-    [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), path.join(ROOT, 'bin', 'ard-registry.js'), 'serve'],
-    {
-      env: {
-        ...process.env,
-        DATABASE_URL: url.toString(),
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        LOAD_DEMO_CORPUS: 'false',
-        ADMIN_TOKEN: TOKEN,
-        CRAWL_ALLOW_PRIVATE: 'true',
-        CRAWL_SCHEDULER: 'false',
-        RATE_LIMIT_PER_MINUTE: '0',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  const base = `http://127.0.0.1:${port}`;
+  let registry: Awaited<ReturnType<typeof startBenchRegistry>> | undefined;
   try {
-    while ((await fetch(`${base}/readyz`).catch(() => null))?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    registry = await startBenchRegistry(
+      url.toString(),
+      { ADMIN_TOKEN: TOKEN, CRAWL_ALLOW_PRIVATE: 'true', CRAWL_SCHEDULER: 'false' },
+      'ignore',
+    );
+    const { base } = registry;
     const source = await fetch(`${base}/admin/sources`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
@@ -122,8 +104,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    registry.kill('SIGTERM');
-    await new Promise((resolve) => registry.once('exit', resolve));
+    await registry?.stop();
     await publisher.close();
     await adminStatement(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }

@@ -8,13 +8,11 @@
 //
 //   npm run bench:load                       (10k entries, 60 s, 32 connections)
 //   ENTRIES=2000 DURATION=10 npm run bench:load
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { adminStatement, BENCH_ADMIN_URL, freePort } from './bench-util';
+import { adminStatement, BENCH_ADMIN_URL, startBenchRegistry } from './bench-util';
 import { prepareEntry, storeVectors, upsertEntries } from '../src/catalog/entry-repository';
 import type { CatalogEntry } from '../src/catalog/catalog-entry';
 import { connectDatabase } from '../src/db/connect';
@@ -24,7 +22,6 @@ import { normalise } from '../src/embedding/embedder';
 const ENTRIES = Number(process.env.ENTRIES ?? 10_000);
 const DURATION = Number(process.env.DURATION ?? 60);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
-const ROOT = path.resolve(__dirname, '..');
 
 const WORDS = (
   'weather forecast calendar email slack github kubernetes cluster database postgres mysql search web ' +
@@ -99,36 +96,14 @@ async function main(): Promise<void> {
   const url = new URL(BENCH_ADMIN_URL);
   url.pathname = `/${name}`;
   await adminStatement(`CREATE DATABASE ${name}`);
-  let server: ReturnType<typeof spawn> | undefined;
+  let server: Awaited<ReturnType<typeof startBenchRegistry>> | undefined;
   try {
     const fillStart = Date.now();
     await fillIndex(url.toString());
     process.stderr.write(`index of ${ENTRIES} entries built in ${((Date.now() - fillStart) / 1000).toFixed(1)} s\n`);
 
-    const port = await freePort();
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: url.toString(),
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_MINUTE: '0',
-        LOAD_DEMO_CORPUS: 'false',
-      },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      if (i > 300) throw new Error('the registry did not become ready within 60 s');
-      const ok = await fetch(`${base}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    server = await startBenchRegistry(url.toString());
+    const { base } = server;
     // Warm the model (first embedding loads it) before measuring.
     await fetch(`${base}/search`, {
       method: 'POST',
@@ -189,7 +164,7 @@ async function main(): Promise<void> {
         { method: 'GET', path: '/healthz' },
       ],
     });
-    const rss = peakRssBytes(server.pid!);
+    const rss = peakRssBytes(server.child.pid!);
     const report = {
       entries: ENTRIES,
       durationSeconds: DURATION,
@@ -205,10 +180,7 @@ async function main(): Promise<void> {
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } finally {
-    if (server && server.exitCode === null) {
-      server.kill('SIGTERM');
-      await new Promise((resolve) => server!.once('exit', resolve));
-    }
+    await server?.stop();
     await adminStatement(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
 }

@@ -109,7 +109,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     dataDir: config.dataDir,
     preparedStatements: config.databasePreparedStatements,
     owner: options.owner,
-    seedFolder: !config.databaseUrl && config.loadDemoCorpus && config.preparedDemoDatabase ? findPreparedDemoFolder() : null,
+    seedFolder: () => (config.loadDemoCorpus && config.preparedDemoDatabase ? findPreparedDemoFolder() : null),
   });
   if (database.seeded) logger.info({ dataDir: config.dataDir }, 'new folder: copied from the prepared demo database');
   let redis: RedisHandle | null = null;

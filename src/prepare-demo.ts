@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { countLiveEntries } from './catalog/entry-repository';
 import type { RegistryConfig } from './config';
-import { createContext } from './context';
+import { createContext, type AppContext } from './context';
 import { readDataDirOwner } from './db/data-dir-lock';
 import { loadDemoCorpusUnlessLoaded } from './ingest/load-files';
 import { findPreparedDemoFolder, PACKAGE_ROOT, PREPARED_DEMO_DIR, preparedDemoKey } from './ingest/prepared-demo-database';
@@ -51,12 +51,7 @@ export async function prepareDemoDatabase(
   }
 }
 
-async function withContext<T>(
-  config: RegistryConfig,
-  dataDir: string,
-  logger: Logger,
-  work: (ctx: Awaited<ReturnType<typeof createContext>>) => Promise<T>,
-): Promise<T> {
+async function withContext<T>(config: RegistryConfig, dataDir: string, logger: Logger, work: (ctx: AppContext) => Promise<T>): Promise<T> {
   const ctx = await createContext(
     { ...config, databaseUrl: null, databaseReplicaUrl: null, dataDir, loadDemoCorpus: true, preparedDemoDatabase: false, trustPollMs: 0 },
     { logger, owner: { command: 'prepare-demo' } },

@@ -38,10 +38,11 @@ export interface ConnectOptions {
   /** Written into the embedded folder's lock: what this process runs, and a server's local address and token. */
   owner?: { command: string; url?: string; adminToken?: string };
   /**
-   * A new embedded folder starts as a copy of this closed PGlite folder instead of an empty database (the
-   * prepared demo database, src/ingest/prepared-demo-database.ts). An existing folder is never touched.
+   * A new embedded folder starts as a copy of the closed PGlite folder this names instead of an empty database
+   * (the prepared demo database, src/ingest/prepared-demo-database.ts); null = none. Asked only when the folder
+   * is new (finding it hashes the installation); an existing folder is never touched.
    */
-  seedFolder?: string | null;
+  seedFolder?: () => string | null;
 }
 
 /**
@@ -70,7 +71,7 @@ export class EmbeddedDatabaseBrokenError extends Error {
 
 export async function connectDatabase(options: ConnectOptions): Promise<DatabaseHandle> {
   if (!options.databaseUrl)
-    return connectEmbedded(options.dataDir, options.preparedStatements !== false, options.owner ?? { command: 'embedded database' }, options.seedFolder ?? null);
+    return connectEmbedded(options.dataDir, options.preparedStatements !== false, options.owner ?? { command: 'embedded database' }, options.seedFolder ?? (() => null));
   const db = postgresPool(options.databaseUrl, options);
   const replica = options.databaseReplicaUrl ? postgresPool(options.databaseReplicaUrl, options, { readOnly: true }) : null;
   return {
@@ -109,7 +110,7 @@ async function connectEmbedded(
   dataDir: string,
   preparedStatements: boolean,
   owner: NonNullable<ConnectOptions['owner']>,
-  seedFolder: string | null,
+  seedFolder: () => string | null,
 ): Promise<DatabaseHandle> {
   const lock = acquireDataDirLock(dataDir, owner);
   try {
@@ -164,13 +165,14 @@ function copyFolder(from: string, folder: string): Promise<{ close(): Promise<vo
   return Promise.resolve({ close: async () => undefined });
 }
 
-async function openPglite(dataDir: string, seedFolder: string | null) {
+async function openPglite(dataDir: string, findSeedFolder: () => string | null) {
   const { PGlite } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const { vector } = await import('@electric-sql/pglite-pgvector');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const existed = fs.existsSync(path.join(dataDir, 'PG_VERSION'));
-  const seeded = !existed && seedFolder !== null;
+  const seedFolder = existed ? null : findSeedFolder();
+  const seeded = seedFolder !== null;
   if (!existed)
     await initializeFolder(dataDir, (folder) =>
       seedFolder ? copyFolder(seedFolder, folder) : PGlite.create(folder, { extensions: { vector, pg_trgm } }),

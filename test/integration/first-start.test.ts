@@ -4,8 +4,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
 import { startRegistry, type RunningRegistry } from '../../src/server';
+import { embeddedTestConfig } from '../helpers/embedded-config';
 
 let dataDir: string;
 let registry: RunningRegistry | undefined;
@@ -13,16 +13,10 @@ const duringLoad: Array<{ path: string; status: number; body: any; retryAfter: s
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ard-first-start-'));
-  const config = loadConfig({
-    port: 0,
-    host: '127.0.0.1',
-    databaseUrl: null,
-    dataDir,
-    logLevel: 'silent',
+  const config = embeddedTestConfig(dataDir, {
     loadDemoCorpus: true,
     // The loading path itself: the prepared demo database (prepared-demo-database.test.ts) would skip it.
     preparedDemoDatabase: false,
-    crawl: { ...loadConfig().crawl, schedulerEnabled: false },
   });
   let probing: Promise<void> = Promise.resolve();
   registry = await startRegistry(config, {

@@ -4,6 +4,7 @@ import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 import { loadCorpusEntries } from '../helpers/corpus';
 import { createOpenApiBackend } from '../../src/http/openapi';
 import type { CatalogEntry } from '../../src/catalog/catalog-entry';
+import { SORTABLE_FIELDS } from '../../src/listing/order-by';
 
 let registry: TestRegistry;
 let client: pg.Client;
@@ -307,27 +308,7 @@ describe('GET /agents (ARD §7.4)', () => {
   });
 
   it('property: random orderBy values never give a 500', async () => {
-    const words = [
-      'displayName',
-      'identifier',
-      'type',
-      'publisher',
-      'version',
-      'createdAt',
-      'updatedAt',
-      'name',
-      'created_at',
-      'score',
-      'ASC',
-      'desc',
-      'Desc',
-      ',',
-      ' ',
-      ';',
-      "'",
-      '--',
-      'DROP',
-    ];
+    const words = [...SORTABLE_FIELDS, 'name', 'created_at', 'score', 'ASC', 'desc', 'Desc', ',', ' ', ';', "'", '--', 'DROP'];
     const orderBy = fc.oneof(
       fc.array(fc.constantFrom(...words), { maxLength: 8 }).map((w) => w.join(' ')),
       fc.string({ maxLength: 30 }),

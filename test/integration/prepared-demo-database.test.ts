@@ -11,6 +11,7 @@ import { DEMO_CORPUS_STATE_SETTING } from '../../src/ingest/load-files';
 import { createLogger } from '../../src/logger';
 import { prepareDemoDatabase, type PreparedDemoDatabase } from '../../src/prepare-demo';
 import { startRegistry } from '../../src/server';
+import { embeddedTestConfig } from '../helpers/embedded-config';
 
 let prepared: PreparedDemoDatabase;
 let dataDir: string;
@@ -29,15 +30,7 @@ beforeAll(async () => {
   // Builds it when this installation has none yet (CI: npm ci has built it).
   prepared = await prepareDemoDatabase(loadConfig({ logLevel: 'silent' }), createLogger('silent'));
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ard-prepared-start-'));
-  config = loadConfig({
-    port: 0,
-    host: '127.0.0.1',
-    databaseUrl: null,
-    dataDir,
-    logLevel: 'silent',
-    loadDemoCorpus: true,
-    crawl: { ...loadConfig().crawl, schedulerEnabled: false },
-  });
+  config = embeddedTestConfig(dataDir, { loadDemoCorpus: true });
 }, 900_000);
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
