@@ -46,7 +46,7 @@ describe('the registry with default guards', () => {
       },
     });
     registry = await startTestRegistry({
-      config: { rateLimitPerMinute: 0, requestTimeoutMs: 300 },
+      config: { rateLimitPerMinute: 0 },
       context: { embedder: fakeEmbedder(), logger: createLogger('info', {}, sink) },
     });
   });
