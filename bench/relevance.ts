@@ -516,7 +516,7 @@ async function externalRuns(
       console.log(row(`${ranker.name}${suffix}${sub === 'all' ? '' : ` ${sub}`}`, f));
       report[`livemcpbench/${ranker.name}${suffix}/${sub}`] = f;
     }
-    if (ranker === production && !suffix && argFlag('--verbose')) {
+    if (ranker === production && suffix !== ' - glossary' && argFlag('--verbose')) {
       for (const { query, ranked } of runs) {
         const firstTen = new Set(ranked.slice(0, 10).map((r) => r.identifier));
         const missed = query.needs!.filter((need) => !need.some((id) => firstTen.has(id)));

@@ -17,15 +17,19 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   FROM jsonb_array_elements(tools) WITH ORDINALITY AS j(t, n)
 $$;
 
--- Tool names weigh as capabilities (B); tool descriptions weight D (0.5 per occurrence, ard_weight_value),
--- half the entry's own description: many tools repeat the server's words, and the measure is in
--- docs/decisions/0037-tools-beside-the-entry.md.
+-- Tool names weigh as capabilities (B); tool descriptions weight D (0.5 per occurrence, ard_weight_value), half
+-- the entry's own description. Measured against C and against counting them in the length (LiveMCPBench, with
+-- the repo sets unchanged): decision 0037.
 CREATE OR REPLACE FUNCTION ard_entries_rank_doc() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  described tsvector;
 BEGIN
-  NEW.rank_doc := ard_rank_doc(NEW.display_name, NEW.description, NEW.tags, ard_tool_names(NEW.capabilities, NEW.tools))
-               || setweight(to_tsvector('english', NEW.gloss), 'C')
-               || setweight(to_tsvector('english', ard_tool_descriptions(NEW.tools)), 'D');
-  NEW.rank_length := ard_doc_length(NEW.rank_doc);
+  described := ard_rank_doc(NEW.display_name, NEW.description, NEW.tags, ard_tool_names(NEW.capabilities, NEW.tools))
+               || setweight(to_tsvector('english', NEW.gloss), 'C');
+  NEW.rank_doc := described || setweight(to_tsvector('english', ard_tool_descriptions(NEW.tools)), 'D');
+  -- The length BM25 normalises by leaves the tool descriptions out: a server with 30 described tools would
+  -- otherwise match its own name and description at a fraction of a short entry's (decision 0037).
+  NEW.rank_length := ard_doc_length(described);
   NEW.term_doc := setweight(to_tsvector('simple', NEW.display_name), 'A')
                || setweight(to_tsvector('simple', NEW.search_text), 'D');
   SELECT t.lexemes, t.tf_name, t.tf_other INTO NEW.rank_lexemes, NEW.rank_tf_name, NEW.rank_tf_other
