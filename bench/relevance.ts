@@ -48,6 +48,7 @@ import { ablatedStages, type RankingAblations } from '../src/search/relevance/ab
 import type { EntryStateRanking } from '../src/search/relevance/entry-state-adjustment';
 import { createPageTokenCodec } from '../src/search/paging';
 import { loadQueryVocabulary, type QueryVocabulary } from '../src/search/query-vocabulary';
+import { matchedTools } from '../src/search/matched-tools';
 import { createSearchService, entriesOfPage } from '../src/search/search-service';
 import { bundledModel, PRODUCTION_RANKING, timeEach } from './bench-util';
 import { benchSignals, type Ranked } from './relevance-signals';
@@ -723,6 +724,17 @@ async function main(): Promise<void> {
       const split = queries.filter((q) => needTexts(q.text).length > 0).length;
       console.log(
         `  several needs (${split} of ${queries.length} texts split), the first page, in turn: p50 ${percentile(withNeeds, 50).toFixed(1)} ms, p95 ${percentile(withNeeds, 95).toFixed(1)} ms; every text one need: p50 ${percentile(oneNeed, 50).toFixed(1)} ms, p95 ${percentile(oneNeed, 95).toFixed(1)} ms`,
+      );
+      // What @matchedTools adds to POST /search (included in its figure above): one statement per first page.
+      const firstPageIds = new Map<Query, string[]>();
+      for (const query of queries)
+        firstPageIds.set(
+          query,
+          (await firstPage(query, PRODUCTION_STAGES)).map((e) => e.entry.identifier),
+        );
+      const toolsMs = await timeEach(queries, (query) => matchedTools(h.db, query.text, firstPageIds.get(query)!));
+      console.log(
+        `  @matchedTools of the first page (one statement, part of POST /search's path): p50 ${percentile(toolsMs, 50).toFixed(1)} ms, p95 ${percentile(toolsMs, 95).toFixed(1)} ms`,
       );
       // The machine's own speed, to read the figures above by: the same embeddings with nothing else running.
       const embeddingMs = await timeEach(queries, (query) => uncached.embedOne(query.text));
