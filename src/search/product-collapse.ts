@@ -79,17 +79,10 @@ function repositoriesOfSeveralServers(keys: ProductKeys[]): Set<string> {
   return several;
 }
 
-/** The fields productKeys reads, for the listed entries; the rest of each entry is never sent. */
+/** The fields productKeys reads, for the listed entries: `product_fields`, written with the entry (migration 0020). */
 async function readProductKeys(db: Kysely<Database>, matches: Match[]): Promise<Map<string, ProductKeys>> {
   const ids = matches.map((m) => m.identifier);
   const { rows } = await sql<{ identifier: string; fields: Parameters<typeof productKeys>[0] }>`
-    SELECT identifier, jsonb_build_object(
-      'url', entry->'url',
-      'metadata', jsonb_build_object('repositoryUrl', entry#>'{metadata,repositoryUrl}', 'repository', entry#>'{metadata,repository}',
-                                     'sourceDirectory', entry#>'{metadata,sourceDirectory}', 'image', entry#>'{metadata,image}',
-                                     'remoteUrl', entry#>'{metadata,remoteUrl}'),
-      'data', jsonb_build_object('repository', entry#>'{data,repository}', 'packages', entry#>'{data,packages}', 'remotes', entry#>'{data,remotes}')
-    ) AS fields
-    FROM entries WHERE identifier = ANY(${ids}::text[]) AND deleted_at IS NULL`.execute(db);
+    SELECT identifier, product_fields AS fields FROM entries WHERE identifier = ANY(${ids}::text[]) AND deleted_at IS NULL`.execute(db);
   return new Map(rows.map((r) => [r.identifier, productKeys(r.fields)]));
 }
