@@ -47,7 +47,7 @@ import { ablatedStages, type RankingAblations } from '../src/search/relevance/ab
 import type { EntryStateRanking } from '../src/search/relevance/entry-state-adjustment';
 import { createPageTokenCodec } from '../src/search/paging';
 import { loadQueryVocabulary, type QueryVocabulary } from '../src/search/query-vocabulary';
-import { collapseProducts } from '../src/search/product-collapse';
+import { collapseProducts, ProductKeyCache } from '../src/search/product-collapse';
 import { createSearchService, entriesOfPage } from '../src/search/search-service';
 import { bundledModel, PRODUCTION_RANKING, timeEach } from './bench-util';
 import { benchSignals, type Ranked } from './relevance-signals';
@@ -309,6 +309,9 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
+/** The product keys remembered across queries, as the search service remembers them (keyed by content hash). */
+const productKeyCache = new ProductKeyCache();
+
 /** SEARCH_SYNONYMS_FILE / SEARCH_RELATED_WORDS_FILE, when set: every ranking here uses them, as the registry would. */
 let operatorVocabulary: QueryVocabulary | undefined;
 
@@ -326,7 +329,7 @@ async function runAll(
   const rank = async (query: Query): Promise<Ranked[]> => {
     if (ranker.rank) return ranker.rank(db, await prepareQuery(db, embedder, query.text, operatorVocabulary), query.filter);
     const ranked = await matchText(deps, query.text, query.filter, stages);
-    const matches = ranker.collapse ? (await collapseProducts(db, ranked)).matches : ranked;
+    const matches = ranker.collapse ? (await collapseProducts(db, ranked, productKeyCache)).matches : ranked;
     return (await entriesOfPage(db, matches, 0, matches.length)).map((r) => ({ identifier: r.entry.identifier, relevance: r.relevance }));
   };
   for (const query of queries) {

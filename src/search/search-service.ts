@@ -13,7 +13,7 @@ import { checkPageSize, openPage, type PageRequest, type PageTokenCodec } from '
 import { normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
 import { checkQueryText } from './query-text';
 import type { QueryVocabulary } from './query-vocabulary';
-import { collapseProducts } from './product-collapse';
+import { collapseProducts, ProductKeyCache } from './product-collapse';
 import { matchText, type EntryStateRanking, type Match, type QueryEmbedder, type RankingDeps } from './relevance';
 
 export interface RankedEntry {
@@ -124,6 +124,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     entryStates: deps.entryStates,
     timings: deps.timings,
   };
+  const productKeys = new ProductKeyCache();
   const service: SearchService = {
     open(input, op) {
       const text = checkQueryText(input.text);
@@ -150,7 +151,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     async rank(text, filter, options = {}) {
       const ranked = await matchText(ranking, text, filter);
       const { matches, collapsed } =
-        options.collapse === false ? { matches: ranked, collapsed: undefined } : await collapseProducts(deps.db, ranked);
+        options.collapse === false ? { matches: ranked, collapsed: undefined } : await collapseProducts(deps.db, ranked, productKeys);
       const { offset, size } = options.page ?? { offset: 0, size: matches.length };
       return { matches, entries: await entriesOfPage(deps.db, matches, offset, size, collapsed) };
     },
