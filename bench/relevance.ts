@@ -49,6 +49,7 @@ import type { EntryStateRanking } from '../src/search/relevance/entry-state-adju
 import { createPageTokenCodec } from '../src/search/paging';
 import { loadQueryVocabulary, type QueryVocabulary } from '../src/search/query-vocabulary';
 import { matchedTools } from '../src/search/matched-tools';
+import { collapseProducts, ProductKeyCache } from '../src/search/product-collapse';
 import { createSearchService, entriesOfPage } from '../src/search/search-service';
 import { bundledModel, PRODUCTION_RANKING, timeEach } from './bench-util';
 import { benchSignals, type Ranked } from './relevance-signals';
@@ -98,6 +99,8 @@ interface Ranker {
   /** The entry-state adjustment (liveness, TRUST_RANK_BOOST); none: the text alone ranks. */
   entryStates?: EntryStateRanking;
   rank?: (db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter) => Promise<Ranked[]>;
+  /** One entry per product, as the search service lists them (product-collapse.ts); none: every matched entry. */
+  collapse?: boolean;
 }
 
 function argFlag(name: string): boolean {
@@ -308,6 +311,9 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
+/** The product keys remembered across queries, as the search service remembers them (keyed by content hash). */
+const productKeyCache = new ProductKeyCache();
+
 /** SEARCH_SYNONYMS_FILE / SEARCH_RELATED_WORDS_FILE, when set: every ranking here uses them, as the registry would. */
 let operatorVocabulary: QueryVocabulary | undefined;
 
@@ -324,7 +330,8 @@ async function runAll(
   // The whole ranked list with its entries, as federation and the Alexandria tools read it.
   const rank = async (query: Query): Promise<Ranked[]> => {
     if (ranker.rank) return ranker.rank(db, await prepareQuery(db, embedder, query.text, operatorVocabulary), query.filter);
-    const matches = await matchText(deps, query.text, query.filter, stages);
+    const ranked = await matchText(deps, query.text, query.filter, stages);
+    const matches = ranker.collapse ? (await collapseProducts(db, ranked, productKeyCache)).matches : ranked;
     return (await entriesOfPage(db, matches, 0, matches.length)).map((r) => ({ identifier: r.entry.identifier, relevance: r.relevance }));
   };
   for (const query of queries) {
@@ -363,25 +370,28 @@ async function timeProductionPath(
   });
 }
 
-const production: Ranker = { name: 'production', ...PRODUCTION_RANKING };
+/** Production's ranking settings and its collapse by product; the rows below take one thing out of it. */
+const PRODUCTION = { ...PRODUCTION_RANKING, collapse: true };
+const production: Ranker = { name: 'production', ...PRODUCTION };
 /** Every candidate with its relevance, no cutoff: for the precision/recall curve of the cutoff. */
 const productionUncut: Ranker = { name: 'uncut', ...PRODUCTION_RANKING, ablations: { cutoff: 0 } };
-const withoutTypeWeights: Ranker = { name: '- type weights' };
+const withoutTypeWeights: Ranker = { name: '- type weights', collapse: true };
 /** Every text one need: the ranking before need texts and the coverage-first page (docs/relevance.md, "Several needs"). */
-const withoutNeeds: Ranker = { name: '- several needs', ...PRODUCTION_RANKING, ablations: { needs: false } };
+const withoutNeeds: Ranker = { name: '- several needs', ...PRODUCTION, ablations: { needs: false } };
 const RANKERS: Ranker[] = [
   production,
-  { name: 'semantic only', ...PRODUCTION_RANKING, ablations: { signals: { lexical: false }, cutoff: 0 } },
-  { name: 'BM25 only', ...PRODUCTION_RANKING, ablations: { signals: { semantic: false }, cutoff: 0 } },
-  { name: '- corrections', ...PRODUCTION_RANKING, ablations: { corrections: false } },
-  { name: '- expansions', ...PRODUCTION_RANKING, ablations: { expansions: false } },
+  { name: 'semantic only', ...PRODUCTION, ablations: { signals: { lexical: false }, cutoff: 0 } },
+  { name: 'BM25 only', ...PRODUCTION, ablations: { signals: { semantic: false }, cutoff: 0 } },
+  { name: '- corrections', ...PRODUCTION, ablations: { corrections: false } },
+  { name: '- expansions', ...PRODUCTION, ablations: { expansions: false } },
   withoutTypeWeights,
-  { name: '- topic labels', ...PRODUCTION_RANKING, ablations: { topics: false } },
-  { name: '- minimum matches', ...PRODUCTION_RANKING, ablations: { minimumMatches: 0 } },
+  { name: '- topic labels', ...PRODUCTION, ablations: { topics: false } },
+  { name: '- minimum matches', ...PRODUCTION, ablations: { minimumMatches: 0 } },
   withoutNeeds,
-  { name: 'semantic: doc only', ...PRODUCTION_RANKING, ablations: { semanticFields: ['doc'] } },
-  ...[0.1, 0.25].map((boost) => ({ name: `+ verified boost ${boost}`, ...PRODUCTION_RANKING, entryStates: verifiedBoost(boost) })),
-  { name: '- archived demotion', ...PRODUCTION_RANKING, entryStates: { ...PRODUCTION_RANKING.entryStates!, archivedDemotion: 0 } },
+  { name: 'semantic: doc only', ...PRODUCTION, ablations: { semanticFields: ['doc'] } },
+  ...[0.1, 0.25].map((boost) => ({ name: `+ verified boost ${boost}`, ...PRODUCTION, entryStates: verifiedBoost(boost) })),
+  { name: '- archived demotion', ...PRODUCTION, entryStates: { ...PRODUCTION.entryStates!, archivedDemotion: 0 } },
+  { name: '- product collapse', ...PRODUCTION, collapse: false },
   ...benchSignals.map((s) => ({ name: s.name, rank: s.rank.bind(s) })),
   plainBm25Ranker(),
 ];

@@ -31,8 +31,7 @@ export class RegistryResourceIndex implements ResourceIndex {
 
   async search(params: IndexSearchParams): Promise<IndexSearchResult> {
     const { matches, entries } = await this.deps.search.rank(params.text.trim(), normaliseFilter(toQueryFilter(params.filter)), {
-      offset: 0,
-      size: params.limit,
+      page: { offset: 0, size: params.limit },
     });
     return { entries: entries.map((r) => ({ entry: r.entry, score: r.score })), total: matches.length };
   }

@@ -38,6 +38,8 @@ export interface EntriesTable {
   mirror_peer: ColumnType<string | null, string | null | undefined, string | null>;
   /** Position in the change feed, set by a trigger on every write (db/migrations/0017_change_feed.sql); a bigint, read as text. */
   change_seq: ColumnType<string, never, never>;
+  /** The fields that make two entries the same product, generated from `entry` (db/migrations/0020_product_fields.sql). */
+  product_fields: ColumnType<unknown, never, never>;
 }
 
 export interface SourcesTable {

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import type { QueryFilter } from '../search/query-filter';
 import type { QueryVocabulary } from '../search/query-vocabulary';
-import type { SearchOutput, SearchService } from '../search/search-service';
+import { type SearchOutput, type SearchService } from '../search/search-service';
 import { CircuitOpenError } from './circuit-breaker';
 import type { Federation } from './federation-service';
 import { fuseLists, type FusedResult, type FusionItem, type FusionList } from './fusion';
@@ -66,6 +66,8 @@ export interface FederatedSearchInput {
   filter?: QueryFilter;
   pageSize?: number;
   pageToken?: string;
+  /** One result per product (default); false: every matched entry (SearchInput.collapse). Peers collapse as they do. */
+  collapse?: boolean;
   hop: FederationHop;
   /** When the request arrived (performance.now()); the budget runs from here. Default: now. */
   receivedAt?: number;
@@ -127,7 +129,7 @@ interface PeerFetch {
 }
 
 async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput): Promise<FederatedSearchOutput> {
-  const { text, pageSize, filter, page: paging } = deps.search.open(input, 'search-auto');
+  const { text, pageSize, filter, page: paging, collapse } = deps.search.open(input, 'search-auto');
   const { federation } = deps;
   const fingerprint = queryFingerprint(text, filter);
   // Our own query coming back through a peer that ignores the loop headers: answered from our index
@@ -148,7 +150,9 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
   const timer = setTimeout(() => controller.abort(new Error('federation budget spent')), Math.max(0, timeLeft()));
   // The local search starts with the fan-out, not after the peer list is read. Only its page's entries
   // are read: the merge takes at most pageSize local results (local copies are never dropped as duplicates).
-  const local = deps.search.rank(text, filter, { offset, size: pageSize }).then(({ matches, entries }) => ({ matches, page: entries }));
+  const local = deps.search
+    .rank(text, filter, { page: { offset, size: pageSize }, collapse })
+    .then(({ matches, entries }) => ({ matches, page: entries }));
   // Awaited below; a failure before that must not leave this rejection unhandled.
   local.catch(() => undefined);
   let release: (() => void) | undefined;
@@ -224,7 +228,7 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
       {
         key: 'local',
         local: true,
-        items: page.map((r) => ({ entry: r.entry, score: r.score, source: r.mirroredFrom ?? deps.publicUrl })),
+        items: (await deps.search.resultsOf(text, page)).map((result) => ({ entry: result, score: result.score, source: result.source })),
         lastScore: 100,
         complete: true,
       },

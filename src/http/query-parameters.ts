@@ -1,4 +1,4 @@
-// Query parameters of GET operations: each given at most once.
+// Query parameters: each given at most once.
 import { InvalidArgumentError } from '../errors';
 import type { HandlerRequest } from './handler';
 

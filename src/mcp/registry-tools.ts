@@ -35,6 +35,8 @@ export interface RegistryToolsService {
     federation: FederationMode;
     pageSize: number;
     pageToken?: string;
+    /** One result per product (default); false lists every entry (docs/api.md "One product, one result"). */
+    collapse?: boolean;
   }): Promise<FederatedSearchOutput>;
   getEntry(identifier: string): Promise<CatalogEntry>;
   /** Which tools (capabilities) of each entry the text matched (src/search/matched-tools.ts). */
@@ -55,6 +57,7 @@ export function registryToolsOf(ctx: AppContext): RegistryToolsService {
         filter: resolveFilterKeys(input.filter, undefined),
         pageSize: input.pageSize,
         pageToken: input.pageToken,
+        collapse: input.collapse,
         hop: readFederationHop({}, { maxHops: config.federationMaxHops, budgetMs: config.federationBudgetMs }),
       }),
     getEntry: async (identifier) => (await retrieveEntry(ctx.readDb, identifier)).entry,
@@ -115,6 +118,16 @@ export const searchRegistryInputShape = {
     nullAsAbsent,
     z.string({ error: 'pageToken must be a string' }).optional().describe("The previous answer's nextPageToken, for the next page."),
   ),
+  collapse: z.preprocess(
+    nullAsAbsent,
+    z
+      .boolean({ error: 'collapse must be true or false' })
+      .default(true)
+      .describe(
+        'true (default): entries that are the same product (same repository, package or remote endpoint) give one result, ' +
+          'the best, naming the others in its `collapsed`; false: every entry.',
+      ),
+  ),
 };
 
 export const getRegistryEntryInputShape = {
@@ -137,6 +150,8 @@ const resultSchema = z.looseObject({
   capabilities: z.array(z.string()),
   connect: connectSchema,
   matchedTools: z.array(z.string()),
+  /** Identifiers of the entries of the same product this result stands for. */
+  collapsed: z.array(z.string()).optional(),
   score: z.number().min(0).max(100),
   source: z.string(),
 });
@@ -175,6 +190,7 @@ export function registerRegistryTools(server: McpServer, service: RegistryToolsS
           federation: args.federation,
           pageSize: args.limit,
           pageToken: args.pageToken,
+          collapse: args.collapse,
         });
         const tools = await service.matchedTools(
           args.query,
@@ -237,6 +253,7 @@ function toResult(result: FederatedSearchOutput['results'][number], matched: str
     capabilities: result.capabilities ?? [],
     connect: connectionOf(result),
     matchedTools: matched,
+    ...(Array.isArray(result['@collapsed']) ? { collapsed: result['@collapsed'] as string[] } : {}),
     score: result.score,
     source: result.source,
   };

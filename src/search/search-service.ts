@@ -14,6 +14,7 @@ import { checkPageSize, openPage, type PageRequest, type PageTokenCodec } from '
 import { normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
 import { checkQueryText } from './query-text';
 import type { QueryVocabulary } from './query-vocabulary';
+import { collapseProducts, ProductKeyCache } from './product-collapse';
 import { matchText, type EntryStateRanking, type Match, type QueryEmbedder, type RankingDeps } from './relevance';
 
 export interface RankedEntry {
@@ -27,6 +28,8 @@ export interface PagedEntry extends RankedEntry {
   rank: number;
   /** The peer (base URL) the entry is mirrored from, its `source`; null for an own entry. */
   mirroredFrom: string | null;
+  /** The entries of the same product left out of the list for this one, best first (product-collapse.ts). */
+  collapsed: string[];
 }
 
 export interface SearchInput {
@@ -34,6 +37,8 @@ export interface SearchInput {
   filter?: QueryFilter;
   pageSize?: number;
   pageToken?: string;
+  /** One result per product (the default); false lists every matched entry (docs/api.md "One product, one result"). */
+  collapse?: boolean;
 }
 
 export interface SearchResultItem extends CatalogEntry {
@@ -41,6 +46,8 @@ export interface SearchResultItem extends CatalogEntry {
   '@matchedTools': string[];
   score: number;
   source: string;
+  /** The identifiers of the entries of the same product this result stands for (a registry extension). */
+  '@collapsed'?: string[];
 }
 
 export interface SearchOutput {
@@ -62,12 +69,21 @@ export interface OpenedSearch {
   pageSize: number;
   filter: NormalisedFilter;
   page: PageRequest;
+  /** Whether entries of the same product collapse to the best one (SearchInput.collapse). */
+  collapse: boolean;
 }
 
-/** The matched set for a query and the entries of one page of it. */
+/** The ranked list for a query (collapsed by product unless asked not to) and the entries of one page of it. */
 export interface RankedPage {
   matches: Match[];
   entries: PagedEntry[];
+}
+
+export interface RankOptions {
+  /** [offset, offset + size) of the list; the whole list when absent. */
+  page?: { offset: number; size: number };
+  /** Entries of the same product collapse to the best one; default true. */
+  collapse?: boolean;
 }
 
 export interface SearchService {
@@ -76,10 +92,12 @@ export interface SearchService {
   /** A search request's set-up: text and page size checked, filter normalised, its page; `op` keeps the tokens of different searches apart. */
   open(input: SearchInput, op: string): OpenedSearch;
   /**
-   * The matched set for a checked text and normalised filter, best first, and the entries of
-   * [offset, offset + size) of it (the whole list without `page`), read for that page alone.
+   * The ranked list for a checked text and normalised filter, best first, one entry per product unless
+   * `collapse` is false, and the entries of its `page` (the whole list without it), read for that page alone.
    */
-  rank(text: string, filter: NormalisedFilter, page?: { offset: number; size: number }): Promise<RankedPage>;
+  rank(text: string, filter: NormalisedFilter, options?: RankOptions): Promise<RankedPage>;
+  /** A page's entries as results: score, source, the tools `text` matched (`@matchedTools`), the product's other entries. */
+  resultsOf(text: string, entries: readonly PagedEntry[]): Promise<SearchResultItem[]>;
   /** POST /explore: facet counts over the matched set. */
   explore(input: ExploreInput): Promise<ExploreOutput>;
   /** Runs `work`, reporting its duration as `stage`. */
@@ -111,40 +129,45 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     entryStates: deps.entryStates,
     timings: deps.timings,
   };
+  const productKeys = new ProductKeyCache();
   const service: SearchService = {
     open(input, op) {
       const text = checkQueryText(input.text);
       const pageSize = checkPageSize(input.pageSize);
       const filter = normaliseFilter(input.filter);
-      return { text, pageSize, filter, page: openPage(deps.pageTokens, { op, text, filter, pageSize }, input.pageToken) };
+      const collapse = input.collapse ?? true;
+      // The uncollapsed list is another list: its tokens are not the collapsed one's (the key of a default request is unchanged).
+      const query = collapse ? { op, text, filter, pageSize } : { op, text, filter, pageSize, collapse };
+      return { text, pageSize, filter, collapse, page: openPage(deps.pageTokens, query, input.pageToken) };
     },
 
     async search(input) {
-      const { text, pageSize, filter, page } = service.open(input, 'search');
+      const { text, pageSize, filter, page, collapse } = service.open(input, 'search');
       // Only the page's entries are read (the whole list's were ~4 ms at 10k, docs/performance.md). An entry
       // deleted between the match and the read leaves its page one short; the next page is unaffected.
-      const { matches, entries } = await service.rank(text, filter, { offset: page.offset, size: pageSize });
+      const { matches, entries } = await service.rank(text, filter, { page: { offset: page.offset, size: pageSize }, collapse });
       const next = page.offset + pageSize < matches.length ? page.next(page.offset + pageSize) : undefined;
+      return {
+        results: await service.resultsOf(text, entries),
+        ...(next ? { pageToken: next } : {}),
+      };
+    },
+
+    async resultsOf(text, entries) {
       const tools = await matchedTools(
         deps.db,
         text,
         entries.map((r) => r.entry.identifier),
       );
-      return {
-        // A mirrored entry names the peer it is mirrored from (docs/federation.md "Mirroring").
-        results: entries.map((r) => ({
-          ...r.entry,
-          '@matchedTools': tools.get(r.entry.identifier) ?? [],
-          score: r.score,
-          source: r.mirroredFrom ?? deps.publicUrl,
-        })),
-        ...(next ? { pageToken: next } : {}),
-      };
+      return entries.map((r) => searchResultOf(r, deps.publicUrl, tools.get(r.entry.identifier) ?? []));
     },
 
-    async rank(text, filter, page) {
-      const matches = await matchText(ranking, text, filter);
-      return { matches, entries: await entriesOfPage(deps.db, matches, page?.offset ?? 0, page?.size ?? matches.length) };
+    async rank(text, filter, options = {}) {
+      const ranked = await matchText(ranking, text, filter);
+      const { matches, collapsed } =
+        options.collapse === false ? { matches: ranked, collapsed: undefined } : await collapseProducts(deps.db, ranked, productKeys);
+      const { offset, size } = options.page ?? { offset: 0, size: matches.length };
+      return { matches, entries: await entriesOfPage(deps.db, matches, offset, size, collapsed) };
     },
 
     explore(input) {
@@ -170,10 +193,32 @@ async function timed<T>(timings: SearchTimings | undefined, stage: SearchStage, 
 }
 
 /**
- * The entries of matches[offset, offset + size), read for that page alone, each with its rank in the
- * whole list (an entry deleted or tombstoned since the match drops out; its rank is not reused).
+ * A page's entry as a result: the entry as stored plus `score`, `source` (this registry, or the peer a mirrored
+ * entry comes from: docs/federation.md "Mirroring") and, when it stands for others of its product, `@collapsed`.
  */
-export async function entriesOfPage(db: Kysely<Database>, matches: Match[], offset: number, size: number): Promise<PagedEntry[]> {
+export function searchResultOf(r: PagedEntry, publicUrl: string, matchedTools: string[]): SearchResultItem {
+  // A mirrored entry names the peer it is mirrored from (docs/federation.md "Mirroring").
+  return {
+    ...r.entry,
+    '@matchedTools': matchedTools,
+    score: r.score,
+    source: r.mirroredFrom ?? publicUrl,
+    ...(r.collapsed.length > 0 ? { '@collapsed': r.collapsed } : {}),
+  };
+}
+
+/**
+ * The entries of matches[offset, offset + size), read for that page alone, each with its rank in the
+ * whole list (an entry deleted or tombstoned since the match drops out; its rank is not reused) and the
+ * entries of its product the list left out (`collapsed`, from collapseProducts).
+ */
+export async function entriesOfPage(
+  db: Kysely<Database>,
+  matches: Match[],
+  offset: number,
+  size: number,
+  collapsed?: ReadonlyMap<string, string[]>,
+): Promise<PagedEntry[]> {
   const slice = matches.slice(offset, offset + size);
   const entries = await getLiveEntries(
     db,
@@ -182,7 +227,16 @@ export async function entriesOfPage(db: Kysely<Database>, matches: Match[], offs
   return slice.flatMap((m, i) => {
     const entry = entries.get(m.identifier);
     return entry
-      ? [{ entry: entry.entry, mirroredFrom: entry.mirroredFrom, relevance: m.relevance, score: m.score, rank: offset + i }]
+      ? [
+          {
+            entry: entry.entry,
+            mirroredFrom: entry.mirroredFrom,
+            relevance: m.relevance,
+            score: m.score,
+            rank: offset + i,
+            collapsed: collapsed?.get(m.identifier) ?? [],
+          },
+        ]
       : [];
   });
 }

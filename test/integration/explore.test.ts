@@ -27,11 +27,12 @@ async function explore(body: unknown) {
   return res;
 }
 
+/** Every /search result, every entry of a product (`collapse=false`): explore counts the matched set (docs/api.md). */
 async function searchAll(text: string, filter?: Record<string, string | string[]>): Promise<Array<{ identifier: string; type: string }>> {
   const out: Array<{ identifier: string; type: string }> = [];
   let token: string | undefined;
   do {
-    const page = await registry.post('/search', {
+    const page = await registry.post('/search?collapse=false', {
       query: { text, ...(filter ? { filter } : {}) },
       pageSize: 100,
       ...(token ? { pageToken: token } : {}),

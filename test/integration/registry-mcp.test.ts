@@ -50,7 +50,7 @@ it('lists the registry tools beside the library three', async () => {
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name).sort()).toEqual(['get_registry_entry', 'get_resource', 'list_topics', 'search', 'search_registry']);
   const props = tools.find((t) => t.name === 'search_registry')!.inputSchema.properties as Record<string, Record<string, unknown>>;
-  expect(Object.keys(props)).toEqual(['query', 'kind', 'filter', 'federation', 'limit', 'pageToken']);
+  expect(Object.keys(props)).toEqual(['query', 'kind', 'filter', 'federation', 'limit', 'pageToken', 'collapse']);
   expect(props.kind!.enum).toEqual(['mcp-server', 'agent', 'skill']);
 });
 

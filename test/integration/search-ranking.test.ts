@@ -211,3 +211,26 @@ describe('an entry that says it is archived or deprecated (SEARCH_ARCHIVED_DEMOT
     }
   });
 });
+
+describe('one product, one result (docs/relevance.md "One product, one result")', () => {
+  it("github: the toolhive and Docker catalogs' entries of github/github-mcp-server give one result naming the others", async () => {
+    const product = [
+      'urn:air:github.com:github:github-mcp-server',
+      'urn:air:github.com:github:github-mcp-server:github',
+      'urn:air:github.com:github:github-mcp-server:github-remote',
+    ];
+    const every = (await registry.post('/search?collapse=false', { query: { text: 'github' }, pageSize: 100 })).body.results as Array<{
+      identifier: string;
+    }>;
+    const listed = every.map((r) => r.identifier).filter((id) => product.includes(id));
+    expect([...listed].sort()).toEqual(product);
+    const results = (await registry.post('/search', { query: { text: 'github' }, pageSize: 100 })).body.results as Array<{
+      identifier: string;
+      '@collapsed'?: string[];
+    }>;
+    const kept = results.filter((r) => product.includes(r.identifier));
+    expect(kept.map((r) => [r.identifier, r['@collapsed']])).toEqual([[listed[0], listed.slice(1)]]);
+    // The archived reference server of modelcontextprotocol/servers is another product, demoted but listed.
+    expect(results.some((r) => r.identifier === 'urn:air:github.com:modelcontextprotocol:servers:github')).toBe(true);
+  });
+});
