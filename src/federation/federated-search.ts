@@ -152,7 +152,7 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
   // are read: the merge takes at most pageSize local results (local copies are never dropped as duplicates).
   const local = deps.search
     .rank(text, filter, { page: { offset, size: pageSize }, collapse })
-    .then(({ matches, entries }) => ({ matches, page: entries }));
+    .then(async ({ matches, entries }) => ({ matches, page: entries, results: await deps.search.resultsOf(text, entries) }));
   // Awaited below; a failure before that must not leave this rejection unhandled.
   local.catch(() => undefined);
   let release: (() => void) | undefined;
@@ -201,7 +201,7 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
       fetching.catch(() => undefined);
       return Promise.race([fetching, deadlinePassed]);
     };
-    const [{ matches, page }, fetched] = await Promise.all([
+    const [{ matches, page, results }, fetched] = await Promise.all([
       local,
       deps.search.timed('federation', () => Promise.all(cursors.map(untilDeadline))),
     ]);
@@ -228,7 +228,7 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
       {
         key: 'local',
         local: true,
-        items: (await deps.search.resultsOf(text, page)).map((result) => ({ entry: result, score: result.score, source: result.source })),
+        items: results.map((result) => ({ entry: result, score: result.score, source: result.source })),
         lastScore: 100,
         complete: true,
       },
