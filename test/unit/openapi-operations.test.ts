@@ -50,7 +50,7 @@ describe('the served document extends ARD 0.5.0 without changing it', () => {
   const upstream = YAML.parse(
     fs.readFileSync(path.resolve(__dirname, '..', 'fixtures', 'ard-spec', 'ard.openapi.0.5.0.yaml'), 'utf8'),
   ) as Doc;
-  it('every 0.5.0 path, operation and component is unchanged; only responses (304), query @context and search collapse are added', () => {
+  it('every 0.5.0 path, operation and component is unchanged; only responses (304), query @context, search collapse and result extensions are added', () => {
     for (const [path, item] of Object.entries(upstream.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         const served = structuredClone(ours.paths[path][method]) as { responses: Record<string, unknown>; parameters?: unknown };
@@ -67,6 +67,11 @@ describe('the served document extends ARD 0.5.0 without changing it', () => {
     const components = structuredClone(ours.components) as Record<string, Record<string, { properties?: Record<string, unknown> }>>;
     expect(components.schemas.QueryModel.properties?.['@context']).toBeDefined();
     delete components.schemas.QueryModel.properties?.['@context'];
+    // Registry extensions beside a result's terms (docs/api.md "Registry extensions"), optional: a 0.5.0 client ignores them.
+    for (const extension of ['@matchedTools', '@collapsed']) {
+      expect(components.schemas.SearchResultItem.properties?.[extension]).toMatchObject({ type: 'array' });
+      delete components.schemas.SearchResultItem.properties?.[extension];
+    }
     for (const [kind, members] of Object.entries(upstream.components)) {
       for (const [name, value] of Object.entries(members))
         expect({ kind, name, value: components[kind][name] }).toEqual({ kind, name, value });
