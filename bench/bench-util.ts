@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
-import { DEFAULT_SEARCH_TYPE_WEIGHTS, envToConfig, readEnv } from '../src/config';
+import { DEFAULT_SEARCH_TYPE_WEIGHTS, envToConfig, readEnv, type RegistryConfig } from '../src/config';
 import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 import type { RankingDeps } from '../src/search/relevance';
 
@@ -95,6 +95,35 @@ export async function freePort(): Promise<number> {
   const port = (server.address() as net.AddressInfo).port;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** Everyday queries a bench sends to POST /search while other work (a liveness round, an ingest) runs beside it. */
+export const BESIDE_WORK_QUERIES = [
+  'weather forecast',
+  'send a slack message',
+  'query a postgres database',
+  'book a flight',
+  'github issues',
+  'translate text',
+];
+
+/**
+ * The settings of a registry a bench starts in the bench's own process (startRegistry) on `databaseUrl`: any free port,
+ * no log, no demo corpus, no peers, no rate limit, no trust upkeep; `overrides` on top.
+ */
+export function inProcessBenchConfig(databaseUrl: string, overrides: Partial<RegistryConfig> = {}): Partial<RegistryConfig> {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl,
+    logLevel: 'silent',
+    loadDemoCorpus: false,
+    publicUrl: 'http://bench.test/',
+    peers: [],
+    rateLimitPerMinute: 0,
+    trustPollMs: 0,
+    ...overrides,
+  };
 }
 
 /**

@@ -44,9 +44,11 @@ export function useLiteModelDir(): string {
 }
 
 /**
- * Sentences are embedded one run at a time, taking turns between callers: a query that arrives while an
- * ingest batch of hundreds of texts is being embedded waits for one sentence of it (~3 ms), not the batch.
- * One run at a time keeps the embedding on one core, beside PostgreSQL on the other.
+ * Sentences are embedded one run at a time, taking turns between callers, and a job of one text (a query)
+ * goes ahead of the batches queued: a query that arrives while ingest batches of hundreds of texts are being
+ * embedded (two crawls at once, say) waits for the one sentence in flight (~3-12 ms), not a sentence of each
+ * batch, nor a batch. One run at a time keeps the embedding on one core, beside PostgreSQL on the other:
+ * a second session beside it was measured no faster on this 2-core machine (decision 0035).
  */
 interface Job {
   texts: string[];
@@ -90,7 +92,11 @@ export class UseLiteOnnx {
     if (this.closed) return Promise.reject(new EmbedderClosedError('the USE-lite ONNX session is closed'));
     if (texts.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.jobs.push({ texts, vectors: [], resolve, reject });
+      const job = { texts, vectors: [], resolve, reject };
+      // Behind the queries already waiting, ahead of every batch.
+      const firstBatch = this.jobs.findIndex((queued) => queued.texts.length > 1);
+      if (texts.length === 1 && firstBatch >= 0) this.jobs.splice(firstBatch, 0, job);
+      else this.jobs.push(job);
       if (!this.running) {
         this.running = true;
         this.idle = this.drain();
