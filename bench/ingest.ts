@@ -18,11 +18,11 @@ import { cutToModelInput } from '../src/embedding/model-input';
 import { useLiteModelDir } from '../src/embedding/use-lite-onnx';
 import { encodeUseLite, type UseLiteTokenizerData } from '../src/embedding/use-lite-tokenizer';
 import { USE_LITE_MAX_TOKENS } from '../src/embedding/use-lite-graph';
-import { ingestManifest, WRITE_STAGES, type WriteStageTimings } from '../src/ingest/ingest-manifest';
+import { WRITE_STAGES, type WriteStageTimings } from '../src/ingest/ingest-manifest';
 import { startRegistry } from '../src/server';
 import { machineLoad } from '../test/helpers/machine-load';
 import { createTestDatabase } from '../test/helpers/test-database';
-import { BESIDE_WORK_QUERIES, inProcessBenchConfig, percentile, printTable } from './bench-util';
+import { BESIDE_WORK_QUERIES, ingestInLanes, inProcessBenchConfig, percentile, printTable } from './bench-util';
 import { syntheticEntries } from './search';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 2000);
@@ -32,23 +32,15 @@ const MANIFEST_SIZE = 250;
 const BEFORE = { msPerEntry: 22, entriesPerSecond: 45, note: 'measured before this bench existed (issue 28): 22 ms per entry' };
 type Registry = Awaited<ReturnType<typeof startRegistry>>;
 
-/** Ingests `entries` as manifests of MANIFEST_SIZE, `inFlight` at a time (the crawler's CRAWL_CONCURRENCY). */
-async function ingest(registry: Registry, entries: CatalogEntry[], inFlight: number, timings?: WriteStageTimings): Promise<number> {
-  const manifests: CatalogEntry[][] = [];
-  for (let i = 0; i < entries.length; i += MANIFEST_SIZE) manifests.push(entries.slice(i, i + MANIFEST_SIZE));
+/** Entries embedded and indexed per second: `entries` as manifests of MANIFEST_SIZE, `lanes` at a time. */
+async function ingest(registry: Registry, entries: CatalogEntry[], lanes: number, stageTimings?: WriteStageTimings): Promise<number> {
   const started = performance.now();
-  let next = 0;
-  const lane = async () => {
-    for (let m = next++; m < manifests.length; m = next++) {
-      const report = await ingestManifest(
-        { db: registry.ctx.db, embedder: registry.ctx.embedder, glossary: registry.ctx.glossary },
-        { specVersion: '1.0', entries: manifests[m] },
-        { origin: `bench:ingest:${m}`, stageTimings: timings },
-      );
-      if (report.added !== manifests[m].length) throw new Error(`manifest ${m}: ${report.added} of ${manifests[m].length} added`);
-    }
-  };
-  await Promise.all(Array.from({ length: inFlight }, lane));
+  await ingestInLanes({ db: registry.ctx.db, embedder: registry.ctx.embedder, glossary: registry.ctx.glossary }, entries, {
+    manifestSize: MANIFEST_SIZE,
+    lanes,
+    origin: 'bench:ingest',
+    stageTimings,
+  });
   return entries.length / ((performance.now() - started) / 1000);
 }
 
