@@ -22,7 +22,7 @@ import { mcpServerRoute } from '../test/helpers/mcp-loopback';
 import { machineLoad } from '../test/helpers/machine-load';
 import { freePort } from '../test/helpers/peers';
 import { createTestDatabase } from '../test/helpers/test-database';
-import { percentile } from './bench-util';
+import { BESIDE_WORK_QUERIES, inProcessBenchConfig, percentile } from './bench-util';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 const DEAD_SHARE = Number(process.env.BENCH_DEAD_SHARE ?? 0.2);
@@ -32,14 +32,6 @@ const HOSTS = Number(process.env.BENCH_HOSTS ?? 200);
 const HOST_DELAY_MS = Number(process.env.BENCH_HOST_DELAY_MS ?? 0);
 const TIMEOUT_MS = 2000;
 const CONCURRENCY = process.env.BENCH_CONCURRENCY ? Number(process.env.BENCH_CONCURRENCY) : undefined;
-const QUERIES = [
-  'weather forecast',
-  'send a slack message',
-  'query a postgres database',
-  'book a flight',
-  'github issues',
-  'translate text',
-];
 
 /** The child: one HTTP server answering every bench host name. */
 function serveEndpoints(): void {
@@ -121,26 +113,19 @@ async function main(): Promise<void> {
   });
   const base = loadConfig();
   const registry = await startRegistry(
-    loadConfig({
-      port: 0,
-      host: '127.0.0.1',
-      databaseUrl: database.url,
-      logLevel: 'silent',
-      loadDemoCorpus: false,
-      publicUrl: 'http://bench.test/',
-      peers: [],
-      rateLimitPerMinute: 0,
-      trustPollMs: 0,
-      crawlAllowPrivate: true,
-      crawl: { ...base.crawl, hostDelayMs: HOST_DELAY_MS },
-      liveness: {
-        ...base.liveness,
-        pollMs: 0,
-        budget: ENTRIES + 1000,
-        timeoutMs: TIMEOUT_MS,
-        concurrency: CONCURRENCY ?? base.liveness.concurrency,
-      },
-    }),
+    loadConfig(
+      inProcessBenchConfig(database.url, {
+        crawlAllowPrivate: true,
+        crawl: { ...base.crawl, hostDelayMs: HOST_DELAY_MS },
+        liveness: {
+          ...base.liveness,
+          pollMs: 0,
+          budget: ENTRIES + 1000,
+          timeoutMs: TIMEOUT_MS,
+          concurrency: CONCURRENCY ?? base.liveness.concurrency,
+        },
+      }),
+    ),
     { crawlHttp },
   );
   try {
@@ -155,9 +140,9 @@ async function main(): Promise<void> {
       await res.arrayBuffer();
       return performance.now() - started;
     };
-    for (const q of QUERIES) await search(q); // warm: embeddings cached, plans made
+    for (const q of BESIDE_WORK_QUERIES) await search(q); // warm: embeddings cached, plans made
     const idle: number[] = [];
-    for (let i = 0; i < 120; i++) idle.push(await search(QUERIES[i % QUERIES.length]));
+    for (let i = 0; i < 120; i++) idle.push(await search(BESIDE_WORK_QUERIES[i % BESIDE_WORK_QUERIES.length]));
 
     const loadBefore = machineLoad();
     const started = performance.now();
@@ -166,7 +151,7 @@ async function main(): Promise<void> {
       done = true;
     });
     const during: number[] = [];
-    for (let i = 0; !done; i++) during.push(await search(QUERIES[i % QUERIES.length]));
+    for (let i = 0; !done; i++) during.push(await search(BESIDE_WORK_QUERIES[i % BESIDE_WORK_QUERIES.length]));
     const counts = await round;
     const seconds = (performance.now() - started) / 1000;
     const loadAfter = machineLoad();

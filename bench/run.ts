@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runSearchBench } from './search';
 
-const OTHER_BENCHES = ['federation', 'listing', 'load', 'alexandria'];
+const OTHER_BENCHES = ['federation', 'listing', 'load', 'alexandria', 'ingest'];
 
 function runScript(name: string, args: string[] = []): boolean {
   const file = path.join(__dirname, `${name}.ts`);

@@ -12,12 +12,11 @@ import type { CatalogEntry } from '../src/catalog/catalog-entry';
 import { countLiveEntries } from '../src/catalog/entry-repository';
 import { withQueryCache } from '../src/embedding/embedder';
 import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
-import { ingestManifest } from '../src/ingest/ingest-manifest';
 import { demoManifestPaths } from '../src/ingest/demo-corpus';
 import { embeddingColumnSql, HNSW_EF_SEARCH, prepareQuery, vectorSql, type QueryEmbedder } from '../src/search/relevance';
 import { startRegistry } from '../src/server';
 import { adminQuery, databaseUrl } from '../test/helpers/test-database';
-import { labelledQueries, printTable, percentile } from './bench-util';
+import { ingestInLanes, labelledQueries, printTable, percentile } from './bench-util';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 /** BENCH_DATABASE: measure an existing, already indexed database instead of building one (read only). */
@@ -72,17 +71,18 @@ async function prepareDatabase(embedder: QueryEmbedder): Promise<{ url: string; 
     if ((await countLiveEntries(handle.db)) === ENTRIES) return { url, built: false, seconds: 0 };
     // Deterministic entries + content-hash skipping: an interrupted build resumes where it stopped.
     const entries = syntheticEntries(ENTRIES);
-    // Small chunks: each is committed, so an interrupted build keeps what it embedded.
-    const chunk = 250;
-    for (let i = 0; i < entries.length; i += chunk) {
-      await ingestManifest(
-        { db: handle.db, embedder },
-        { specVersion: '1.0', entries: entries.slice(i, i + chunk) },
-        { origin: 'bench:synthetic' },
-      );
-      const done = Math.min(i + chunk, entries.length);
-      process.stderr.write(`  embedded and stored ${done}/${entries.length} entries (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
-    }
+    // Small chunks: each is committed, so an interrupted build keeps what it embedded. Two at a time: one's write
+    // runs while the next is embedded.
+    let done = 0;
+    await ingestInLanes({ db: handle.db, embedder }, entries, {
+      manifestSize: 250,
+      lanes: 2,
+      origin: 'bench:synthetic',
+      onManifest: (stored) => {
+        done += stored;
+        process.stderr.write(`  embedded and stored ${done}/${entries.length} entries (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+      },
+    });
     await sql`ANALYZE`.execute(handle.db);
   } finally {
     await handle.close();

@@ -9,13 +9,13 @@
 //   shrinks the text by more than half or one word runs past the cut.
 import { USE_LITE_MAX_TOKENS } from './use-lite-graph';
 
-/** Default time limit of one text's tokenizing and embedding off the main thread (EMBEDDING_ITEM_TIMEOUT_MS); the longest input tokenizes in ~40 ms. */
+/** Default time limit of one text's tokenizing and embedding on TF.js' worker thread (EMBEDDING_ITEM_TIMEOUT_MS); the longest input tokenizes in ~40 ms. */
 export const DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS = 5000;
 
 /** The longest piece of the bundled model's vocabulary (vocab.json), in characters. */
 export const USE_LITE_MAX_PIECE_CHARACTERS = 16;
 
-/** Characters of a text given to the tokenizer: 4096 (~37 ms of tokenizing, on a worker thread). */
+/** Characters of a text given to the tokenizer: 4096 (~40 ms in the package's tokenizer, ~1 ms in use-lite-tokenizer.ts). */
 export const USE_LITE_MAX_INPUT_CHARACTERS = 2 * USE_LITE_MAX_TOKENS * USE_LITE_MAX_PIECE_CHARACTERS;
 
 /** `text` cut to at most `max` characters: at its last space when that keeps at least half, else at `max`. */

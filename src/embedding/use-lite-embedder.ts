@@ -105,7 +105,7 @@ export interface UseLiteOptions {
   loader?: ModuleLoader;
   /** Why 'auto' runs on TF.js: onnxruntime-node did not load. */
   onFallback?(error: Error): void;
-  /** Time limit of one text's tokenizing and embedding off the main thread (EMBEDDING_ITEM_TIMEOUT_MS). */
+  /** tfjs only: time limit of one text's embedding on the worker thread (EMBEDDING_ITEM_TIMEOUT_MS). */
   itemTimeoutMs?: number;
 }
 
@@ -136,10 +136,10 @@ function tfjsEngine(thread: 'worker' | 'main', itemTimeoutMs: number): Engine {
   };
 }
 
-async function onnxEngine(loader: ModuleLoader, itemTimeoutMs: number): Promise<Engine> {
+async function onnxEngine(loader: ModuleLoader): Promise<Engine> {
   let model: UseLiteOnnx;
   try {
-    model = await UseLiteOnnx.load(loader, itemTimeoutMs);
+    model = await UseLiteOnnx.load(loader);
   } catch (error) {
     throw new EmbedderUnavailableError(
       `the bundled model cannot run on ${ONNX_RUNTIME_PACKAGE}: ${(error as Error).message}; ` +
@@ -166,9 +166,9 @@ export class UseLiteEmbedder implements Embedder {
         itemTimeoutMs = DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS,
       } = this.options;
       if (runtime === 'tfjs') this.engine = Promise.resolve(tfjsEngine(thread, itemTimeoutMs));
-      else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader, itemTimeoutMs);
+      else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader);
       else {
-        this.engine = onnxEngine(loader, itemTimeoutMs).catch((error: Error) => {
+        this.engine = onnxEngine(loader).catch((error: Error) => {
           this.options.onFallback?.(error);
           return tfjsEngine(thread, itemTimeoutMs);
         });

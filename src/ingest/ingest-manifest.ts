@@ -48,6 +48,8 @@ export interface IngestOptions {
   fetchedAt?: Date;
   /** Called as embedding progresses: (done, total). */
   onProgress?: (done: number, total: number) => void;
+  /** Milliseconds spent in each stage of the write are added here (WriteOptions). */
+  stageTimings?: WriteStageTimings;
 }
 
 export interface IngestDeps {
@@ -135,7 +137,10 @@ export async function ingestManifest(deps: IngestDeps, manifest: unknown, option
     binding: deps.binding,
   });
   const prepared = valid.map((entry) => prepareEntry({ entry, host, origin: options.origin, fetchedAt }, deps.glossary));
-  const { added, updated, unchanged } = await writeEntries(deps, prepared, { onProgress: options.onProgress });
+  const { added, updated, unchanged } = await writeEntries(deps, prepared, {
+    onProgress: options.onProgress,
+    stageTimings: options.stageTimings,
+  });
   return {
     origin: options.origin,
     total: (manifest as CatalogManifest).entries.length,
@@ -151,6 +156,25 @@ export interface WriteOptions {
   onProgress?: (done: number, total: number) => void;
   /** Runs in the same transaction after the upsert (e.g. tombstoning what a source no longer lists). */
   inTransaction?: (trx: Kysely<Database>) => Promise<void>;
+  /** Milliseconds spent in each stage are added here (bench/ingest.ts prints them). */
+  stageTimings?: WriteStageTimings;
+}
+
+/**
+ * The stages of writeEntries: `select` reads the stored hashes, `embed` runs the model, `entries` is the upsert
+ * with its triggers (rank and term documents, BM25 statistics, postings, change feed), `vectors` the vectors with
+ * their HNSW inserts, `commit` the rest of the transaction and its commit, `tagVectors` and `vacuum` what follows.
+ */
+export const WRITE_STAGES = ['select', 'embed', 'entries', 'vectors', 'commit', 'tagVectors', 'vacuum'] as const;
+export type WriteStageTimings = Partial<Record<(typeof WRITE_STAGES)[number], number>>;
+
+async function timed<T>(timings: WriteStageTimings, stage: keyof WriteStageTimings, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    timings[stage] = (timings[stage] ?? 0) + performance.now() - started;
+  }
 }
 
 /**
@@ -162,37 +186,49 @@ export async function writeEntries(
   prepared: PreparedEntry[],
   options: WriteOptions = {},
 ): Promise<{ added: number; updated: number; unchanged: number; refused: number }> {
-  const { changed, reattributed, added, unchanged } = await selectChanged(deps.db, prepared);
-  const vectors = await embedEntries(deps.embedder, changed, options.onProgress);
+  // This call's stages, added to the caller's at the end.
+  const timings: WriteStageTimings = {};
+  const { changed, reattributed, added, unchanged } = await timed(timings, 'select', () => selectChanged(deps.db, prepared));
+  const vectors = await timed(timings, 'embed', () => embedEntries(deps.embedder, changed, options.onProgress));
   let refused = 0;
-  await deps.db.transaction().execute(async (trx) => {
-    const written = await upsertEntries(trx, [...changed, ...reattributed]);
-    // A mirrored copy the upsert refused (a live entry of our own, or of another peer, took the
-    // identifier since it was read) keeps its vectors out of the index.
-    const stored = changed.filter((c) => written.has(c.entry.identifier));
-    refused = changed.length + reattributed.length - written.size;
-    // Fields an entry no longer has must not keep the vectors of its previous version.
-    await deleteVectors(
-      trx,
-      deps.embedder.id,
-      stored.map((c) => c.entry.identifier),
-    );
-    for (const field of ENTRY_VECTOR_FIELDS)
-      await storeVectors(
-        trx,
-        deps.embedder.id,
-        field,
-        vectors[field].filter((v) => written.has(v.identifier)),
-      );
-    if (options.inTransaction) await options.inTransaction(trx);
-  });
-  // After the commit: a crash before it leaves tags without vectors, which the next start fills (context.ts).
-  await fillTagVectors(
-    deps.db,
-    deps.embedder,
-    changed.flatMap((c) => c.entry.tags ?? []),
+  await timed(timings, 'commit', () =>
+    deps.db.transaction().execute(async (trx) => {
+      const written = await timed(timings, 'entries', () => upsertEntries(trx, [...changed, ...reattributed]));
+      // A mirrored copy the upsert refused (a live entry of our own, or of another peer, took the
+      // identifier since it was read) keeps its vectors out of the index.
+      const stored = changed.filter((c) => written.has(c.entry.identifier));
+      refused = changed.length + reattributed.length - written.size;
+      await timed(timings, 'vectors', async () => {
+        // Fields an entry no longer has must not keep the vectors of its previous version.
+        await deleteVectors(
+          trx,
+          deps.embedder.id,
+          stored.map((c) => c.entry.identifier),
+        );
+        for (const field of ENTRY_VECTOR_FIELDS)
+          await storeVectors(
+            trx,
+            deps.embedder.id,
+            field,
+            vectors[field].filter((v) => written.has(v.identifier)),
+          );
+      });
+      if (options.inTransaction) await options.inTransaction(trx);
+    }),
   );
-  if (changed.length + reattributed.length > 0) await vacuumSearchStatistics(deps.db);
+  // 'commit' keeps what the transaction spent outside 'entries' and 'vectors': the caller's part and the commit.
+  timings.commit = (timings.commit ?? 0) - (timings.entries ?? 0) - (timings.vectors ?? 0);
+  // After the commit: a crash before it leaves tags without vectors, which the next start fills (context.ts).
+  await timed(timings, 'tagVectors', () =>
+    fillTagVectors(
+      deps.db,
+      deps.embedder,
+      changed.flatMap((c) => c.entry.tags ?? []),
+    ),
+  );
+  if (changed.length + reattributed.length > 0) await timed(timings, 'vacuum', () => vacuumSearchStatistics(deps.db));
+  if (options.stageTimings)
+    for (const stage of WRITE_STAGES) options.stageTimings[stage] = (options.stageTimings[stage] ?? 0) + (timings[stage] ?? 0);
   return { added, updated: changed.length - added, unchanged, refused };
 }
 

@@ -4,7 +4,7 @@ import type { CatalogEntry } from '../../src/catalog/catalog-entry';
 import { getLiveEntry } from '../../src/catalog/entry-repository';
 import { glossFor } from '../../src/catalog/product-glossary';
 import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
-import { ingestManifest } from '../../src/ingest/ingest-manifest';
+import { ingestManifest, WRITE_STAGES, type WriteStageTimings } from '../../src/ingest/ingest-manifest';
 import { createOpenApiBackend } from '../../src/http/openapi';
 import { countingEmbedder, FIXTURE_MANIFESTS, ingestFixtures, readFixture, type CountingEmbedder } from '../helpers/fixtures';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
@@ -58,6 +58,36 @@ describe('ingestion (idempotent upsert by identifier)', () => {
       FIXTURE_MANIFESTS.map((name) => [0, 0, readFixture(name).entries.length]),
     );
     expect(embedder.entryTexts.length).toBe(before);
+  });
+
+  it('adds the time of each stage of the write to stageTimings; nothing changed, nothing is vacuumed', async () => {
+    const manifest = {
+      specVersion: '1.0',
+      entries: [1, 2].map((n) => ({
+        identifier: `urn:air:stages.example:mcp:timed-${n}`,
+        displayName: `Timed ${n}`,
+        type: 'application/mcp-server-card+json',
+        url: `https://stages.example/${n}.json`,
+        description: 'Reads the weather of a city.',
+        tags: ['weather'],
+      })),
+    };
+    const first: WriteStageTimings = {};
+    const started = performance.now();
+    const report = await ingestManifest(deps(), manifest, { origin: 'test:stages', stageTimings: first });
+    const wall = performance.now() - started;
+    expect(report.added).toBe(2);
+    expect(Object.keys(first).sort()).toEqual([...WRITE_STAGES].sort());
+    for (const stage of ['select', 'embed', 'entries', 'vectors', 'vacuum'] as const) expect(first[stage]).toBeGreaterThan(0);
+    const total = WRITE_STAGES.reduce((sum, stage) => sum + (first[stage] ?? 0), 0);
+    expect(total).toBeLessThanOrEqual(wall);
+    expect(first.commit).toBeGreaterThanOrEqual(0);
+
+    // Timings add up over calls; an unchanged manifest writes nothing and skips the vacuum.
+    const again: WriteStageTimings = { vacuum: 0 };
+    expect((await ingestManifest(deps(), manifest, { origin: 'test:stages', stageTimings: again })).unchanged).toBe(2);
+    expect(again.vacuum).toBe(0);
+    expect(again.select).toBeGreaterThan(0);
   });
 
   it('a changed entry is updated in place and only it is re-embedded', async () => {

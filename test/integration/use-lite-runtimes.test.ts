@@ -2,7 +2,7 @@ import { EmbedderUnavailableError } from '../../src/embedding/embedder';
 import { glossFor } from '../../src/catalog/product-glossary';
 import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
-import { EmbedderClosedError, ONNX_RUNTIME_PACKAGE } from '../../src/embedding/use-lite-onnx';
+import { EmbedderClosedError, ONNX_RUNTIME_PACKAGE, requirePackage } from '../../src/embedding/use-lite-onnx';
 import { loadCorpusEntries } from '../helpers/corpus';
 
 // The bundled model on onnxruntime-node (the package's weights as an ONNX graph, src/embedding/use-lite-graph.ts)
@@ -72,6 +72,51 @@ describe('the bundled model on onnxruntime-node', () => {
     expect(await Promise.all(singles)).toEqual(expected.slice(batchTexts.length));
     // Turns are taken sentence by sentence: the single texts do not wait for the 40 of the batch.
     expect(finished.indexOf('batch')).toBe(finished.length - 1);
+  });
+
+  it('puts a single text (a query) ahead of the batches queued: it waits for the sentence in flight, not one of each batch', async () => {
+    // onnxruntime-node with each run's token count recorded as the run starts.
+    const runs: number[] = [];
+    const loader = async (name: string) => {
+      const ort = (await requirePackage(name)) as {
+        Tensor: unknown;
+        InferenceSession: {
+          create(...args: unknown[]): Promise<{ run(feeds: { ids: { dims: number[] } }): Promise<unknown>; release(): Promise<void> }>;
+        };
+      };
+      return {
+        Tensor: ort.Tensor,
+        InferenceSession: {
+          create: async (...args: unknown[]) => {
+            const session = await ort.InferenceSession.create(...args);
+            return {
+              run: (feeds: { ids: { dims: number[] } }) => (runs.push(feeds.ids.dims[0]), session.run(feeds)),
+              release: () => session.release(),
+            };
+          },
+        },
+      };
+    };
+    const counted = new UseLiteEmbedder({ runtime: 'onnxruntime', loader });
+    try {
+      const [alone] = await counted.embed(['a']);
+      expect(runs).toEqual([1]);
+      const texts = corpusTexts.slice(0, 40);
+      const expected = await onnx.embed(texts);
+      runs.length = 0;
+      const batches = [counted.embed(texts.slice(0, 20)), counted.embed(texts.slice(20))];
+      // A failed expectation below closes the embedder under them: their rejections are this test's failure already.
+      for (const batch of batches) batch.catch(() => undefined);
+      while (runs.length < 3) await new Promise((resolve) => setImmediate(resolve));
+      const queuedAt = runs.length;
+      const single = counted.embed(['a']);
+      expect((await single)[0]).toEqual(alone);
+      // The run after the one in flight is the query's (1 token), not the other batch's next sentence.
+      expect(runs[queuedAt]).toBe(1);
+      expect([...(await batches[0]), ...(await batches[1])]).toEqual(expected);
+    } finally {
+      await counted.close();
+    }
   });
 
   it('keeps the event loop turning while it embeds (onnxruntime-node runs the session off the JavaScript thread)', async () => {

@@ -1,0 +1,163 @@
+// Ingest speed: entries embedded and indexed per second through the one write path (ingestManifest →
+// writeEntries), what each stage costs per entry, and POST /search's latency while an ingest runs. Prints
+// figures; asserts nothing.
+//   npm run bench:ingest                 (2,000 synthetic entries per run; BENCH_ENTRIES=500 for a short run)
+// The registry runs in this process on a new, empty database (the bench's entries only) with production
+// settings: the ingests use its context's database and embedder, as the crawler does, so a search's query
+// embedding takes turns with the ingest's texts on the one model session.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { EmbeddingsModel } from '@energetic-ai/embeddings';
+import { loadConfig } from '../src/config';
+import { prepareEntry } from '../src/catalog/entry-repository';
+import type { CatalogEntry } from '../src/catalog/catalog-entry';
+import { ENTRY_VECTOR_FIELDS, entryEmbeddingTexts } from '../src/embedding/entry-texts';
+import { cutToModelInput } from '../src/embedding/model-input';
+import { useLiteModelDir } from '../src/embedding/use-lite-onnx';
+import { encodeUseLite, type UseLiteTokenizerData } from '../src/embedding/use-lite-tokenizer';
+import { USE_LITE_MAX_TOKENS } from '../src/embedding/use-lite-graph';
+import { WRITE_STAGES, type WriteStageTimings } from '../src/ingest/ingest-manifest';
+import { startRegistry } from '../src/server';
+import { machineLoad } from '../test/helpers/machine-load';
+import { createTestDatabase } from '../test/helpers/test-database';
+import { BESIDE_WORK_QUERIES, ingestInLanes, inProcessBenchConfig, percentile, printTable } from './bench-util';
+import { syntheticEntries } from './search';
+
+const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 2000);
+/** Entries per manifest: each is one writeEntries call, one transaction. */
+const MANIFEST_SIZE = 250;
+/** Issue 28's figure, taken before the linear tokenizer on a quieter machine: not measured by this run. */
+const BEFORE = { msPerEntry: 22, entriesPerSecond: 45 };
+type Registry = Awaited<ReturnType<typeof startRegistry>>;
+
+/** Entries embedded and indexed per second: `entries` as manifests of MANIFEST_SIZE, `lanes` at a time. */
+async function ingest(registry: Registry, entries: CatalogEntry[], lanes: number, stageTimings?: WriteStageTimings): Promise<number> {
+  const started = performance.now();
+  await ingestInLanes({ db: registry.ctx.db, embedder: registry.ctx.embedder, glossary: registry.ctx.glossary }, entries, {
+    manifestSize: MANIFEST_SIZE,
+    lanes,
+    origin: 'bench:ingest',
+    stageTimings,
+  });
+  return entries.length / ((performance.now() - started) / 1000);
+}
+
+/** Tokens per text and tokenizing time per entry, the package's tokenizer against the linear one, on the same texts. */
+function tokenizing(entries: CatalogEntry[]): string[][] {
+  const vocabulary = JSON.parse(fs.readFileSync(path.join(useLiteModelDir(), 'vocab.json'), 'utf8')) as unknown;
+  const packaged = new EmbeddingsModel({ vocabulary, model: null } as never).tokenizer as unknown as UseLiteTokenizerData & {
+    encode(text: string): number[];
+  };
+  const texts = entries.map((entry) => {
+    const prepared = prepareEntry({ entry, host: undefined, origin: 'bench', fetchedAt: new Date() });
+    return entryEmbeddingTexts(prepared.entry, prepared.gloss);
+  });
+  const rows: string[][] = [];
+  for (const field of ENTRY_VECTOR_FIELDS) {
+    const inputs = texts.map((t) => cutToModelInput(t[field])).filter((t) => t.trim() !== '');
+    const time = (encode: (text: string) => number[]) => {
+      const started = performance.now();
+      let tokens = 0;
+      for (const text of inputs) tokens += Math.min(USE_LITE_MAX_TOKENS, encode(text).length);
+      return { ms: (performance.now() - started) / entries.length, tokens: tokens / inputs.length };
+    };
+    const before = time((text) => packaged.encode(text));
+    const now = time((text) => encodeUseLite(packaged, text));
+    rows.push([
+      field,
+      `${(inputs.reduce((sum, t) => sum + t.length, 0) / inputs.length).toFixed(0)}`,
+      now.tokens.toFixed(1),
+      before.ms.toFixed(2),
+      now.ms.toFixed(3),
+    ]);
+  }
+  return rows;
+}
+
+async function searchLatencies(registry: Registry, keepGoing: () => boolean, minimum = 0): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; keepGoing() || out.length < minimum; i++) {
+    // A new text each time: the query embedding is computed, not cached, and takes turns with the ingest's texts.
+    const text = `${BESIDE_WORK_QUERIES[i % BESIDE_WORK_QUERIES.length]} ${i}`;
+    const started = performance.now();
+    const res = await fetch(`${registry.url}/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: { text }, pageSize: 10 }),
+    });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`POST /search answered ${res.status}`);
+    out.push(performance.now() - started);
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const all = syntheticEntries(3 * ENTRIES + 1000);
+  const database = await createTestDatabase();
+  const base = loadConfig();
+  const registry = await startRegistry(
+    loadConfig(
+      inProcessBenchConfig(database.url, {
+        crawl: { ...base.crawl, schedulerEnabled: false },
+        liveness: { ...base.liveness, pollMs: 0 },
+      }),
+    ),
+  );
+  try {
+    process.stderr.write(`ingest bench: ${ENTRIES} synthetic entries per run, manifests of ${MANIFEST_SIZE}\n`);
+    // A first 1,000 entries, so the runs below write into a table that has some already.
+    await ingest(registry, all.slice(0, 1000), 1);
+    const loadBefore = machineLoad();
+
+    const timings: WriteStageTimings = {};
+    const oneAtATime = await ingest(registry, all.slice(1000, 1000 + ENTRIES), 1, timings);
+    const twoInFlight = await ingest(registry, all.slice(1000 + ENTRIES, 1000 + 2 * ENTRIES), 2);
+
+    const idle = await searchLatencies(registry, () => false, 100);
+    let ingesting = true;
+    const whileIngesting = ingest(registry, all.slice(1000 + 2 * ENTRIES), 1).finally(() => {
+      ingesting = false;
+    });
+    const busy = await searchLatencies(registry, () => ingesting);
+    const withSearches = await whileIngesting;
+    const loadAfter = machineLoad();
+
+    printTable(`ingest: entries embedded and indexed per second (${ENTRIES} synthetic entries per run)`, [
+      ['path', 'entries/s', 'ms per entry'],
+      ['before (issue 28, package tokenizer; not this run)', `${BEFORE.entriesPerSecond}`, `${BEFORE.msPerEntry}`],
+      ['now: one manifest at a time', oneAtATime.toFixed(1), (1000 / oneAtATime).toFixed(1)],
+      ['now: two manifests in flight (CRAWL_CONCURRENCY 2)', twoInFlight.toFixed(1), (1000 / twoInFlight).toFixed(1)],
+      ['now: one at a time, searches running beside it', withSearches.toFixed(1), (1000 / withSearches).toFixed(1)],
+    ]);
+    printTable('writeEntries stages, ms per entry (the one-at-a-time run)', [
+      [...WRITE_STAGES],
+      WRITE_STAGES.map((stage) => ((timings[stage] ?? 0) / ENTRIES).toFixed(2)),
+    ]);
+    printTable(`tokenizing, the same texts (${ENTRIES} entries), ms per entry`, [
+      ['field', 'characters', 'tokens read (≤128)', 'package tokenizer', 'use-lite-tokenizer.ts'],
+      ...tokenizing(all.slice(1000, 1000 + ENTRIES)),
+    ]);
+    const fmt = (v: number[]) => `p50 ${percentile(v, 50).toFixed(1)} ms, p99 ${percentile(v, 99).toFixed(1)} ms (n=${v.length})`;
+    printTable('POST /search, a new text each time (query embedded), sequential', [
+      ['idle', 'during an ingest'],
+      [fmt(idle), fmt(busy)],
+    ]);
+    process.stdout.write(
+      `\n${loadBefore} before the runs, ${loadAfter} after; os.loadavg() ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}\n`,
+    );
+  } finally {
+    await registry.stop();
+    await database.drop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
