@@ -3,6 +3,7 @@
 # reads through it; TEST_REPLICA_URL names it). Idempotent: a replica that answers is left alone, a stopped one is
 # started, a missing or broken one is made again with pg_basebackup -R from the primary on 5432.
 #   bash scripts/start-replica.sh            make and start it (needs root: runs PostgreSQL as the postgres user)
+#   bash scripts/start-replica.sh --kill     stop it at once (pg_ctl stop -m immediate: connections drop mid-query)
 #   bash scripts/start-replica.sh --remove   stop it, delete its folder and its replication slot on the primary
 set -euo pipefail
 
@@ -22,6 +23,11 @@ replica_sql() { psql -h 127.0.0.1 -p "$REPLICA_PORT" -U postgres -d postgres -XA
 stop_replica() {
   if [ -f "$REPLICA_DIR/postmaster.pid" ]; then as_postgres "$bin/pg_ctl" -D "$REPLICA_DIR" -m fast -w stop || true; fi
 }
+
+if [ "${1:-}" = "--kill" ]; then
+  as_postgres "$bin/pg_ctl" -D "$REPLICA_DIR" -m immediate -w stop
+  exit 0
+fi
 
 if [ "${1:-}" = "--remove" ]; then
   stop_replica
