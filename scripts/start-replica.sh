@@ -67,6 +67,9 @@ listen_addresses = '127.0.0.1'
 unix_socket_directories = '/var/run/postgresql'
 hot_standby = on
 hot_standby_feedback = on
+# A test replica, made again when it breaks: after a crash (the test's pg_ctl stop -m immediate) a start with fsync
+# on first syncs every file of the cluster, 30 s and more on a machine full of test databases.
+fsync = off
 $limits
 EOF
   printf 'local all all trust\nhost all all 127.0.0.1/32 trust\n' >"$REPLICA_DIR/pg_hba.conf"
@@ -75,19 +78,28 @@ EOF
   echo "start-replica: made a replica of port $PRIMARY_PORT in $REPLICA_DIR"
 }
 
+start_replica() {
+  as_postgres "$bin/pg_ctl" -D "$REPLICA_DIR" -l "$REPLICA_DIR/replica.log" -w -t 60 start
+}
+
+streams() {
+  for _ in $(seq 1 30); do
+    [ "$(replica_sql "SELECT status FROM pg_stat_wal_receiver" 2>/dev/null || true)" = "streaming" ] && return 0
+    sleep 1
+  done
+  return 1
+}
+
 if [ ! -f "$REPLICA_DIR/standby.signal" ]; then make_replica; fi
 stop_replica
-if ! as_postgres "$bin/pg_ctl" -D "$REPLICA_DIR" -l "$REPLICA_DIR/replica.log" -w -t 60 start; then
-  echo "start-replica: the replica in $REPLICA_DIR did not start; making it again" >&2
+# A replica that does not start, or starts but cannot stream (its slot or the WAL it needs is gone), is made again.
+if ! { start_replica && streams; }; then
+  echo "start-replica: the replica in $REPLICA_DIR did not start streaming; making it again" >&2
   make_replica
-  as_postgres "$bin/pg_ctl" -D "$REPLICA_DIR" -l "$REPLICA_DIR/replica.log" -w -t 60 start
-fi
-for _ in $(seq 1 30); do
-  if [ "$(replica_sql "SELECT status FROM pg_stat_wal_receiver" 2>/dev/null || true)" = "streaming" ]; then
-    echo "start-replica: the replica on port $REPLICA_PORT streams from port $PRIMARY_PORT"
-    exit 0
+  start_replica
+  if ! streams; then
+    echo "start-replica: the replica on port $REPLICA_PORT does not stream (see $REPLICA_DIR/replica.log)" >&2
+    exit 1
   fi
-  sleep 1
-done
-echo "start-replica: the replica on port $REPLICA_PORT does not stream (see $REPLICA_DIR/replica.log)" >&2
-exit 1
+fi
+echo "start-replica: the replica on port $REPLICA_PORT streams from port $PRIMARY_PORT"

@@ -182,19 +182,23 @@ export function parseLsn(text: string | null): bigint | null {
  * WAL it replays (40001). `lost` also takes the replica out until a check finds it back.
  */
 export function replicaFailure(error: unknown): 'lost' | 'conflict' | null {
-  if (error instanceof pg.DatabaseError) {
-    const code = error.code ?? '';
-    if (code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code)) return 'lost';
-    return code === '40001' ? 'conflict' : null;
+  if (typeof error !== 'object' || error === null) return null;
+  const { code, name, severity } = error as { code?: unknown; name?: unknown; severity?: unknown };
+  // The server's errors (pg.DatabaseError) carry a severity and a SQLSTATE.
+  if (error instanceof pg.DatabaseError || (typeof severity === 'string' && typeof code === 'string')) {
+    const sqlState = typeof code === 'string' ? code : '';
+    if (sqlState.startsWith('08') || ['57P01', '57P02', '57P03'].includes(sqlState)) return 'lost';
+    return sqlState === '40001' ? 'conflict' : null;
   }
-  // What node-postgres throws itself for a dead connection ('Connection terminated unexpectedly', ECONNRESET, a
-  // client no longer queryable); programming errors are TypeErrors and stay errors.
-  return error instanceof Error && !(error instanceof TypeError) ? 'lost' : null;
+  // What node-postgres and the socket throw for a dead connection ('Connection terminated unexpectedly', ECONNRESET,
+  // a client no longer queryable); programming errors stay errors. No `instanceof Error`: a socket's error can come
+  // from another realm (found under jest, where an ECONNRESET escaped as a 503).
+  return name === 'TypeError' || name === 'RangeError' ? null : 'lost';
 }
 
 function describe(error: unknown): string {
-  if (error instanceof Error) return (error as { code?: string }).code ?? error.message;
-  return String(error);
+  const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown };
+  return typeof code === 'string' ? code : typeof message === 'string' ? message : String(error);
 }
 
 type Statement = [text: string, values: readonly unknown[] | undefined];

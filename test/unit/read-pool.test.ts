@@ -1,5 +1,6 @@
 // The read pool's pure parts (src/db/read-pool.ts): replica names without credentials, pg_lsn arithmetic, and which
 // failures of a replica statement may run again on the primary.
+import vm from 'node:vm';
 import pg from 'pg';
 import { parseLsn, replicaFailure, replicaName } from '../../src/db/read-pool';
 
@@ -34,5 +35,11 @@ describe('read pool', () => {
     expect(replicaFailure(databaseError('57014'))).toBeNull(); // statement timeout: the primary would time out too
     expect(replicaFailure(databaseError('42601'))).toBeNull();
     expect(replicaFailure(new TypeError('bad argument'))).toBeNull();
+    // A socket error made in another realm (node's own, seen from jest's sandbox) is still a lost connection.
+    const foreign = vm.runInNewContext("Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })") as unknown;
+    expect(foreign instanceof Error).toBe(false);
+    expect(replicaFailure(foreign)).toBe('lost');
+    expect(replicaFailure({ severity: 'ERROR', code: '57P01', message: 'terminating connection' })).toBe('lost');
+    expect(replicaFailure({ severity: 'ERROR', code: '22P02', message: 'invalid input syntax' })).toBeNull();
   });
 });
