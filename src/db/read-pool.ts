@@ -211,6 +211,10 @@ type Statement = [text: string, values: readonly unknown[] | undefined];
 class FailoverClient implements PostgresPoolClient {
   private transaction: Statement[] | null = null;
   private onReplica = true;
+  /** The replica connection was given up and no primary one could be had: nothing left to release. */
+  private released = false;
+  // One statement at a time, as pg queues them on a connection: a failover never races a statement sent after it.
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private client: pg.PoolClient,
@@ -222,7 +226,9 @@ class FailoverClient implements PostgresPoolClient {
   query(...args: unknown[]): never {
     const [text, values] = args;
     if (typeof text !== 'string') return (this.client.query as (...a: unknown[]) => never)(...args);
-    return this.run(text, values as readonly unknown[] | undefined) as never;
+    const result = this.queue.then(() => this.run(text, values as readonly unknown[] | undefined));
+    this.queue = result.catch(() => undefined);
+    return result as never;
   }
 
   private async run(text: string, values: readonly unknown[] | undefined): Promise<PostgresQueryResult<unknown>> {
@@ -246,7 +252,9 @@ class FailoverClient implements PostgresPoolClient {
     // Dropped, not returned to the pool: it is dead, or holds the aborted transaction of a cancelled statement.
     this.client.release(true);
     this.onReplica = false;
+    this.released = true;
     this.client = await this.fallback.primary();
+    this.released = false;
     for (const [earlier, earlierValues] of opened.slice(0, -1)) await this.send(this.client, earlier, earlierValues);
     return this.send(this.client, text, values);
   }
@@ -256,6 +264,6 @@ class FailoverClient implements PostgresPoolClient {
   }
 
   release(destroy?: boolean): void {
-    this.client.release(destroy);
+    if (!this.released) this.client.release(destroy);
   }
 }

@@ -2,7 +2,25 @@
 // failures of a replica statement may run again on the primary.
 import vm from 'node:vm';
 import pg from 'pg';
-import { parseLsn, replicaFailure, replicaName } from '../../src/db/read-pool';
+import { createReadPool, parseLsn, replicaFailure, replicaName } from '../../src/db/read-pool';
+
+/** A pg.Pool stand-in: records each statement its clients run; `fail` decides which one throws. */
+function fakePool(name: string, log: string[], check: Record<string, unknown>, fail: (text: string) => unknown = () => null) {
+  const client = {
+    query: async (text: string) => {
+      log.push(`${name}: ${text}`);
+      const error = fail(text);
+      if (error) throw error;
+      return { command: 'SELECT', rowCount: 1, rows: [{ text }] };
+    },
+    release: (destroy?: boolean) => log.push(`${name}: release${destroy ? ' (destroyed)' : ''}`),
+  };
+  return {
+    connect: async () => client,
+    query: async () => ({ rows: [check] }),
+    end: async () => undefined,
+  } as unknown as pg.Pool;
+}
 
 function databaseError(code: string): pg.DatabaseError {
   const error = new pg.DatabaseError('failed', 0, 'error');
@@ -41,5 +59,85 @@ describe('read pool', () => {
     expect(replicaFailure(foreign)).toBe('lost');
     expect(replicaFailure({ severity: 'ERROR', code: '57P01', message: 'terminating connection' })).toBe('lost');
     expect(replicaFailure({ severity: 'ERROR', code: '22P02', message: 'invalid input syntax' })).toBeNull();
+  });
+
+  it('moves a read transaction to the primary when its replica connection is lost, replaying its statements', async () => {
+    const log: string[] = [];
+    const lost = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    const primary = fakePool('primary', log, { lsn: '0/100' });
+    const replica = fakePool('replica', log, { standby: true, replayed: '0/100', since_replay: 50 }, (text) =>
+      text.startsWith('SELECT pg_sleep') ? lost : null,
+    );
+    const pool = await createReadPool({ primary, replicas: [{ name: 'replica:5432', pool: replica }], maxLagSeconds: 10, checkMs: 0 });
+    try {
+      // Caught up (replayed = the primary's position) although its last transaction is 50 s old: an idle primary.
+      expect(pool.snapshot().replicas).toEqual([{ name: 'replica:5432', up: true, lagSeconds: 0, problem: null }]);
+      const client = await pool.connect();
+      await client.query('begin', []);
+      await client.query("SET LOCAL work_mem = '7MB'", []);
+      const result = await client.query<{ text: string }>('SELECT pg_sleep(1)', []);
+      await client.query('commit', []);
+      client.release();
+      expect(result.rows).toEqual([{ text: 'SELECT pg_sleep(1)' }]);
+      expect(log).toEqual([
+        'replica: begin',
+        "replica: SET LOCAL work_mem = '7MB'",
+        'replica: SELECT pg_sleep(1)',
+        'replica: release (destroyed)',
+        'primary: begin',
+        "primary: SET LOCAL work_mem = '7MB'",
+        'primary: SELECT pg_sleep(1)',
+        'primary: commit',
+        'primary: release',
+      ]);
+      expect(pool.snapshot()).toMatchObject({
+        replicas: [{ up: false, problem: 'unreachable: ECONNRESET' }],
+        served: { primary: 1, 'replica:5432': 1 },
+        retriedOnPrimary: 1,
+      });
+      // Out of service: the next read goes to the primary at once.
+      log.length = 0;
+      (await pool.connect()).release();
+      expect(log).toEqual(['primary: release']);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('takes a replica out while it lags past the limit, and keeps a query error an error', async () => {
+    const log: string[] = [];
+    const primary = fakePool('primary', log, { lsn: '0/200' });
+    const replica = fakePool('replica', log, { standby: true, replayed: '0/100', since_replay: 12.5 });
+    const pool = await createReadPool({ primary, replicas: [{ name: 'replica:5432', pool: replica }], maxLagSeconds: 10, checkMs: 0 });
+    try {
+      expect(pool.snapshot().replicas).toEqual([
+        { name: 'replica:5432', up: false, lagSeconds: 12.5, problem: 'replay 12.5 s behind the primary' },
+      ]);
+      (await pool.connect()).release();
+      expect(log).toEqual(['primary: release']);
+    } finally {
+      await pool.end();
+    }
+    const caughtUp = await createReadPool({
+      primary,
+      replicas: [
+        {
+          name: 'replica:5432',
+          pool: fakePool('replica', log, { standby: true, replayed: '0/200', since_replay: 99 }, (t) =>
+            t === 'bad' ? databaseError('42601') : null,
+          ),
+        },
+      ],
+      maxLagSeconds: 10,
+      checkMs: 0,
+    });
+    try {
+      const client = await caughtUp.connect();
+      await expect(client.query('bad', [])).rejects.toMatchObject({ code: '42601' });
+      client.release();
+      expect(caughtUp.snapshot()).toMatchObject({ replicas: [{ up: true }], retriedOnPrimary: 0 });
+    } finally {
+      await caughtUp.end();
+    }
   });
 });
