@@ -1,8 +1,10 @@
 // Plain BM25, the reference the ranking is judged against (issue: "plain BM25 over the same fields"): Okapi
-// BM25 (k1 1.2, b 0.75) over one bag of words per entry, displayName + description + tags + capabilities,
-// lower-cased letters-and-digits words, no stemming, no expansion, no field weights, no embedding. Built in
-// memory from the bench database's entries, so it reads exactly what the ranking's index holds.
+// BM25 (k1 1.2, b 0.75) over one bag of words per entry, displayName + description + tags + capabilities + the
+// tools' names and descriptions (entries.tools), lower-cased letters-and-digits words, no stemming, no expansion,
+// no field weights, no embedding. Built in memory from the bench database's entries, so it reads exactly what the
+// ranking's index holds.
 import { sql, type Kysely } from 'kysely';
+import { storedTools } from '../src/catalog/entry-tools';
 import type { Database } from '../src/db/schema';
 import type { NormalisedFilter } from '../src/search/query-filter';
 import type { Ranked } from './relevance-signals';
@@ -36,11 +38,14 @@ export class PlainBm25 {
       description: string | null;
       tags: string[];
       capabilities: string[];
+      tools: unknown;
     }>`
-      SELECT identifier, type, display_name, description, tags, capabilities FROM entries WHERE deleted_at IS NULL`.execute(db);
+      SELECT identifier, type, display_name, description, tags, capabilities, tools FROM entries WHERE deleted_at IS NULL`.execute(db);
     const df = new Map<string, number>();
     const docs = rows.rows.map((r) => {
-      const words = plainWords([r.display_name, r.description ?? '', ...(r.tags ?? []), ...(r.capabilities ?? [])].join(' '));
+      const capabilities = r.capabilities ?? [];
+      const tools = storedTools(r.tools).flatMap((t) => [...(capabilities.includes(t.name) ? [] : [t.name]), t.description]);
+      const words = plainWords([r.display_name, r.description ?? '', ...(r.tags ?? []), ...capabilities, ...tools].join(' '));
       const tf = new Map<string, number>();
       for (const w of words) tf.set(w, (tf.get(w) ?? 0) + 1);
       for (const w of tf.keys()) df.set(w, (df.get(w) ?? 0) + 1);

@@ -28,6 +28,7 @@ import { connectDatabase } from '../src/db/connect';
 import { migrateToLatest } from '../src/db/migrate';
 import type { Database } from '../src/db/schema';
 import { withQueryCache } from '../src/embedding/embedder';
+import type { CatalogManifest } from '../src/catalog/catalog-entry';
 import { ingestManifest } from '../src/ingest/ingest-manifest';
 import { ingestFile } from '../src/ingest/load-files';
 import { CORPUS_DIR, demoManifestPaths } from '../src/ingest/demo-corpus';
@@ -47,6 +48,7 @@ import { ablatedStages, type RankingAblations } from '../src/search/relevance/ab
 import type { EntryStateRanking } from '../src/search/relevance/entry-state-adjustment';
 import { createPageTokenCodec } from '../src/search/paging';
 import { loadQueryVocabulary, type QueryVocabulary } from '../src/search/query-vocabulary';
+import { matchedTools } from '../src/search/matched-tools';
 import { createSearchService, entriesOfPage } from '../src/search/search-service';
 import { bundledModel, PRODUCTION_RANKING, timeEach } from './bench-util';
 import { benchSignals, type Ranked } from './relevance-signals';
@@ -188,12 +190,12 @@ async function fillSynthetic(db: Kysely<Database>): Promise<void> {
   for (let i = 1; i <= SYNTHETIC_COPIES; i++) {
     await sql`
       INSERT INTO entries (identifier, publisher, type, display_name, description, version, tags, capabilities, entry, host,
-                           content_hash, origin, fetched_at, search_text, gloss)
+                           content_hash, origin, fetched_at, search_text, gloss, tools)
       SELECT identifier || ':syn' || ${i}, publisher, type,
              display_name || ' ' || (ARRAY['Pro','Lite','Cloud','Plus','Edge','Hub','Kit','Core'])[1 + ${i} % 8] || ' ' || ${i},
              description, version, tags, capabilities,
              jsonb_set(entry, '{identifier}', to_jsonb(identifier || ':syn' || ${i})), host, content_hash, origin, fetched_at,
-             search_text || ' ' || ${String(i)}, gloss
+             search_text || ' ' || ${String(i)}, gloss, tools
       FROM entries WHERE identifier NOT LIKE '%:syn%'`.execute(db);
     await sql`
       INSERT INTO entry_vectors (identifier, model, field, embedding)
@@ -440,17 +442,22 @@ function externalQueries(): Query[] {
  */
 async function externalBenchmark(embedder: QueryEmbedder, report: Record<string, unknown>): Promise<void> {
   const catalog = fs.readFileSync(path.join(EXTERNAL_DIR, 'catalog.json'), 'utf8');
-  const hash = hashInputs(`livemcpbench ${createHash('sha256').update(catalog).digest('hex')}`);
-  // The catalog twice: glossed by the product glossary as the registry does, and with none (what the glossary is worth).
-  const databases: Array<[string, string, ProductGlossary | undefined]> = [
-    ['', `ard_bench_livemcp_${hash}`, undefined],
-    [' - glossary', `ard_bench_livemcp_unglossed_${hash}`, parseProductGlossary({}, 'no glossary')],
+  const tools = fs.readFileSync(path.join(EXTERNAL_DIR, 'tools.jsonl'), 'utf8');
+  const hash = hashInputs(`livemcpbench ${createHash('sha256').update(catalog).update(tools).digest('hex')}`);
+  const withTools = JSON.stringify(catalogWithInlineCards(JSON.parse(catalog) as CatalogManifest, tools));
+  // The catalog three times: with its servers' cards inline and glossed by the product glossary, as the registry
+  // does; the same with no glossary (what the glossary is worth); as published, tool names only (what the tool
+  // descriptions are worth).
+  const databases: Array<[string, string, ProductGlossary | undefined, string]> = [
+    ['', `ard_bench_livemcp_${hash}`, undefined, withTools],
+    [' - glossary', `ard_bench_livemcp_unglossed_${hash}`, parseProductGlossary({}, 'no glossary'), withTools],
+    [' - tool descriptions', `ard_bench_livemcp_toolless_${hash}`, undefined, catalog],
   ];
   const queries = externalQueries();
   console.log(`\n== LiveMCPBench (${queries.length} tasks, its catalog alone) ==\n${HEADER}`);
-  for (const [suffix, name, glossary] of databases) {
+  for (const [suffix, name, glossary, manifest] of databases) {
     await ensureDatabase(name, async (db) => {
-      const ingested = await ingestManifest({ db, embedder, glossary }, JSON.parse(catalog), { origin: 'file:livemcpbench/catalog.json' });
+      const ingested = await ingestManifest({ db, embedder, glossary }, JSON.parse(manifest), { origin: 'file:livemcpbench/catalog.json' });
       console.log(`  ingested livemcpbench/catalog.json into ${name}: +${ingested.added}, rejected ${ingested.rejected.length}`);
     });
     const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
@@ -460,13 +467,33 @@ async function externalBenchmark(embedder: QueryEmbedder, report: Record<string,
         embedder,
         queries,
         suffix,
-        suffix ? [production] : [production, withoutNeeds, plainBm25Ranker()],
+        suffix === ' - glossary' ? [production] : suffix ? [production, plainBm25Ranker()] : [production, withoutNeeds, plainBm25Ranker()],
         report,
       );
     } finally {
       await handle.close();
     }
   }
+}
+
+/**
+ * The catalog with each server's card inline (`data`, ARD §4.3): its name, description and the tools its own
+ * tools/list returned (tools.jsonl), read by the same path as any entry's inline card (src/catalog/entry-tools.ts).
+ * `data` and `url` are exclusive: the repository `url` stays in `metadata.repositoryUrl`.
+ */
+function catalogWithInlineCards(catalog: CatalogManifest, toolsJsonl: string): CatalogManifest {
+  const byServer = new Map<string, Array<{ name: string; description?: string; inputSchema?: unknown }>>();
+  for (const line of toolsJsonl.split('\n').filter((l) => l.trim())) {
+    const { server, ...tool } = JSON.parse(line) as { server: string; name: string; description?: string; inputSchema?: unknown };
+    byServer.set(server, [...(byServer.get(server) ?? []), tool]);
+  }
+  return {
+    ...catalog,
+    entries: catalog.entries.map(({ url: _url, ...entry }) => ({
+      ...entry,
+      data: { name: entry.displayName, description: entry.description ?? '', tools: byServer.get(entry.identifier) ?? [] },
+    })),
+  };
 }
 
 /** The external tasks through `rankers` on one database: all tasks and by number of needs. */
@@ -490,7 +517,7 @@ async function externalRuns(
       console.log(row(`${ranker.name}${suffix}${sub === 'all' ? '' : ` ${sub}`}`, f));
       report[`livemcpbench/${ranker.name}${suffix}/${sub}`] = f;
     }
-    if (ranker === production && !suffix && argFlag('--verbose')) {
+    if (ranker === production && suffix !== ' - glossary' && argFlag('--verbose')) {
       for (const { query, ranked } of runs) {
         const firstTen = new Set(ranked.slice(0, 10).map((r) => r.identifier));
         const missed = query.needs!.filter((need) => !need.some((id) => firstTen.has(id)));
@@ -697,6 +724,17 @@ async function main(): Promise<void> {
       const split = queries.filter((q) => needTexts(q.text).length > 0).length;
       console.log(
         `  several needs (${split} of ${queries.length} texts split), the first page, in turn: p50 ${percentile(withNeeds, 50).toFixed(1)} ms, p95 ${percentile(withNeeds, 95).toFixed(1)} ms; every text one need: p50 ${percentile(oneNeed, 50).toFixed(1)} ms, p95 ${percentile(oneNeed, 95).toFixed(1)} ms`,
+      );
+      // What @matchedTools adds to POST /search (included in its figure above): one statement per first page.
+      const firstPageIds = new Map<Query, string[]>();
+      for (const query of queries)
+        firstPageIds.set(
+          query,
+          (await firstPage(query, PRODUCTION_STAGES)).map((e) => e.entry.identifier),
+        );
+      const toolsMs = await timeEach(queries, (query) => matchedTools(h.db, query.text, firstPageIds.get(query)!));
+      console.log(
+        `  @matchedTools of the first page (one statement, part of POST /search's path): p50 ${percentile(toolsMs, 50).toFixed(1)} ms, p95 ${percentile(toolsMs, 95).toFixed(1)} ms`,
       );
       // The machine's own speed, to read the figures above by: the same embeddings with nothing else running.
       const embeddingMs = await timeEach(queries, (query) => uncached.embedOne(query.text));

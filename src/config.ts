@@ -146,6 +146,11 @@ export interface CrawlConfig {
   maxDepth: number;
   /** Largest catalog body accepted, in bytes. */
   maxBytes: number;
+  /**
+   * Server and agent cards fetched per crawl for their tools (entries whose `url` references one); 0: none.
+   * Each waits its turn in the host's queue (hostDelayMs apart): the bound on what cards add to a crawl.
+   */
+  maxCards: number;
   /** Deadline for one catalog request (all redirects and the whole body), in ms. */
   timeoutMs: number;
   /** Minimum spacing between two requests to one host, in ms. */
@@ -392,6 +397,7 @@ const ENV_SCHEMA = z
     CRAWL_MAX_ENTRIES: integer(10000, 1, 1_000_000),
     CRAWL_MAX_DEPTH: integer(3, 0, 10),
     CRAWL_MAX_BYTES: integer(10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    CRAWL_MAX_CARDS: integer(200, 0, 100_000),
     CRAWL_TIMEOUT_MS: integer(30000, 100, 600000),
     CRAWL_HOST_DELAY_MS: integer(1000, 0, 600000),
     CRAWL_CONCURRENCY: integer(2, 1, 64),
@@ -483,6 +489,7 @@ export function envToConfig(env: Env): RegistryConfig {
       maxEntries: e.CRAWL_MAX_ENTRIES,
       maxDepth: e.CRAWL_MAX_DEPTH,
       maxBytes: e.CRAWL_MAX_BYTES,
+      maxCards: e.CRAWL_MAX_CARDS,
       timeoutMs: e.CRAWL_TIMEOUT_MS,
       hostDelayMs: e.CRAWL_HOST_DELAY_MS,
       concurrency: e.CRAWL_CONCURRENCY,

@@ -5,6 +5,7 @@ import type { Database } from '../db/schema';
 import { toVectorLiteral } from '../db/vector-literal';
 import type { CatalogEntry, HostInfo } from './catalog-entry';
 import { contentHash, publisherOf, searchableText } from './catalog-entry';
+import { inlineTools, storedTools, type EntryTool } from './entry-tools';
 import { glossFor, PRODUCT_GLOSSARY, type ProductGlossary } from './product-glossary';
 
 export interface EntryToStore {
@@ -16,6 +17,8 @@ export interface EntryToStore {
   sourceId?: string | null;
   /** The peer (base URL) whose change feed it is mirrored from; absent for own entries (stored as null). */
   mirrorPeer?: string | null;
+  /** Its tools from a card fetched from its `url` (the crawler); absent: those of its inline card, if any. */
+  tools?: EntryTool[];
 }
 
 export interface PreparedEntry extends EntryToStore {
@@ -23,6 +26,8 @@ export interface PreparedEntry extends EntryToStore {
   text: string;
   /** The product glossary's glosses for it (glossFor): indexed, never part of the entry served. */
   gloss: string;
+  /** Its tools with their descriptions (entry-tools.ts): indexed, never part of the entry served. */
+  tools: EntryTool[];
 }
 
 export function prepareEntry(input: EntryToStore, glossary: ProductGlossary = PRODUCT_GLOSSARY): PreparedEntry {
@@ -31,6 +36,7 @@ export function prepareEntry(input: EntryToStore, glossary: ProductGlossary = PR
     hash: contentHash(input.entry, input.host),
     text: searchableText(input.entry),
     gloss: glossFor(input.entry, glossary),
+    tools: input.tools ?? inlineTools(input.entry),
   };
 }
 
@@ -41,6 +47,8 @@ export interface StoredState {
   origin: string;
   /** The peer the entry is mirrored from; null for an own entry. */
   mirrorPeer: string | null;
+  /** The tools stored with it (entries.tools). */
+  tools: EntryTool[];
 }
 
 /** Content hashes of the given identifiers (deleted ones included), to skip unchanged entries. */
@@ -49,7 +57,7 @@ export async function storedHashes(db: Kysely<Database>, identifiers: string[]):
   for (let i = 0; i < identifiers.length; i += 1000) {
     const rows = await db
       .selectFrom('entries')
-      .select(['identifier', 'content_hash', 'deleted_at', 'source_id', 'origin', 'mirror_peer'])
+      .select(['identifier', 'content_hash', 'deleted_at', 'source_id', 'origin', 'mirror_peer', 'tools'])
       .where('identifier', 'in', identifiers.slice(i, i + 1000))
       .execute();
     for (const r of rows)
@@ -59,6 +67,7 @@ export async function storedHashes(db: Kysely<Database>, identifiers: string[]):
         sourceId: r.source_id === null ? null : String(r.source_id),
         origin: r.origin,
         mirrorPeer: r.mirror_peer,
+        tools: storedTools(r.tools),
       });
   }
   return out;
@@ -95,6 +104,7 @@ export async function upsertEntries(db: Kysely<Database>, items: PreparedEntry[]
           deleted_at: null,
           search_text: item.text,
           gloss: item.gloss,
+          tools: JSON.stringify(item.tools),
           source_id: item.sourceId ?? null,
           mirror_peer: item.mirrorPeer ?? null,
         })),
@@ -119,6 +129,7 @@ export async function upsertEntries(db: Kysely<Database>, items: PreparedEntry[]
             deleted_at: null,
             search_text: eb.ref('excluded.search_text'),
             gloss: eb.ref('excluded.gloss'),
+            tools: eb.ref('excluded.tools'),
             source_id: eb.ref('excluded.source_id'),
             mirror_peer: eb.ref('excluded.mirror_peer'),
           }))

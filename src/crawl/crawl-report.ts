@@ -45,6 +45,11 @@ export interface CrawlReport {
   finishedAt: string;
   durationMs: number;
   counts: { total: number; added: number; updated: number; unchanged: number; removed: number; rejected: number };
+  /**
+   * The server and agent cards fetched for their tools (docs/ingestion.md "Tools"): read, answered 304, failed
+   * (their stored tools kept), and left unfetched past CRAWL_MAX_CARDS (theirs kept too).
+   */
+  cards: { fetched: number; notModified: number; failed: number; overLimit: number };
   /** Rejected entries with reasons, the first MAX_REPORTED_REJECTIONS of them. */
   rejected: RejectedEntry[];
   documents: CrawledDocument[];

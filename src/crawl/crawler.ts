@@ -9,9 +9,11 @@ import {
   liveClaimsOfOtherSources,
   liveEntriesOfSource,
   prepareEntry,
+  storedHashes,
   tombstoneMissingFromSource,
   type PreparedEntry,
 } from '../catalog/entry-repository';
+import { hasToolCard, toolsOfCard } from '../catalog/entry-tools';
 import type { ProductGlossary } from '../catalog/product-glossary';
 import type { CrawlConfig } from '../config';
 import type { Database, SourceRow } from '../db/schema';
@@ -92,6 +94,8 @@ export interface Crawler {
 export const CRAWL_LEASE_SECONDS = 1800;
 const CRAWL_DEADLINE_MS = (CRAWL_LEASE_SECONDS - 60) * 1000;
 const HTML_MAX_BYTES = 256 * 1024;
+/** Largest server or agent card read for its tools: 40 times LiveMCPBench's largest (43 kB, 35 tools with schemas). */
+const CARD_MAX_BYTES = 2 * 1024 * 1024;
 /** Entries validated or prepared between two turns of the event loop (~20-50 µs each). */
 const ENTRIES_PER_TURN = 200;
 const JITTER = 0.1;
@@ -240,6 +244,7 @@ class CrawlSession {
   /** A document of the source could not be read, or an entry listed could not be identified: store what was read, remove nothing. */
   private incomplete = false;
   private stored: Promise<Map<string, CatalogEntry[]>> | null = null;
+  private readonly cards = { fetched: 0, notModified: 0, failed: 0, overLimit: 0 };
   /** Entries of /.well-known/ard.json (canonical JSON by identifier): they win over ai-catalog.json's. */
   private readonly ardJsonEntries = new Map<string, string>();
 
@@ -294,6 +299,7 @@ class CrawlSession {
           counts: { added: 0, updated: 0, unchanged: this.kept.size },
         });
       }
+      await this.readCards();
       const { counts, removed } = await this.store();
       return this.report({ status: this.incomplete ? 'partial' : 'ok', catalogUrl, via, httpStatus, counts, removed });
     } catch (error) {
@@ -613,25 +619,12 @@ class CrawlSession {
       if (optional) return { kind: 'http-error', status: ROBOTS_REFUSED, url: target.href };
       throw new CrawlAbort(`robots.txt of ${target.origin} disallows ${target.href}`);
     }
-    const previous = this.source.validators[target.href];
-    const headers: Record<string, string> = {
-      Accept: allowHtml
+    const res = await this.conditionalGet(
+      target,
+      allowHtml
         ? 'application/ai-catalog+json, application/json;q=0.9, text/html;q=0.5'
         : 'application/ai-catalog+json, application/json;q=0.9',
-    };
-    if (previous?.etag) headers['If-None-Match'] = previous.etag;
-    if (previous?.lastModified) headers['If-Modified-Since'] = previous.lastModified;
-    const res = await this.deps.limiter.schedule(
-      target.host,
-      () =>
-        this.deps.http.request({
-          url: target,
-          headers,
-          signal: this.signal,
-          maxBytes: allowHtml ? Math.max(HTML_MAX_BYTES, this.deps.config.maxBytes) : this.deps.config.maxBytes,
-          timeoutMs: this.deps.config.timeoutMs,
-        }),
-      this.signal,
+      allowHtml ? Math.max(HTML_MAX_BYTES, this.deps.config.maxBytes) : this.deps.config.maxBytes,
     );
     if (res.status === 304) return { kind: 'not-modified', status: 304, url: res.url, requested: target.href };
     if (res.status < 200 || res.status >= 300) return { kind: 'http-error', status: res.status, url: res.url };
@@ -656,6 +649,80 @@ class CrawlSession {
       default:
         throw new Error(`unreachable: ${(body as { kind: string }).kind}`);
     }
+  }
+
+  // ---- cards: the tools of a server or agent whose artifact `url` references ----
+
+  /**
+   * The tools of each accepted MCP server or A2A agent entry whose `url` references its card: the card fetched
+   * (robots.txt, the host's queue, CARD_MAX_BYTES, conditionally with the last crawl's validators) and read by
+   * toolsOfCard. A card that answers 304, cannot be read, or is past CRAWL_MAX_CARDS leaves the stored tools.
+   */
+  private async readCards(): Promise<void> {
+    const referenced = this.accepted.filter((item) => hasToolCard(item.entry.type) && typeof item.entry.url === 'string');
+    if (referenced.length === 0) return;
+    const stored = await storedHashes(
+      this.deps.db,
+      referenced.map((item) => item.entry.identifier),
+    );
+    for (const [position, item] of referenced.entries()) {
+      const before = stored.get(item.entry.identifier)?.tools ?? [];
+      if (position >= this.deps.config.maxCards) {
+        this.cards.overLimit++;
+        item.tools = before;
+        continue;
+      }
+      const card = await this.fetchCard(item.entry.url as string, item.origin, item.entry.type);
+      if (card === 'not-modified') this.cards.notModified++;
+      else if (card === 'failed') this.cards.failed++;
+      else this.cards.fetched++;
+      item.tools = typeof card === 'string' ? before : toolsOfCard(item.entry.type, card.json);
+    }
+  }
+
+  /** GETs one card; its JSON, or why its stored tools stay. Never ends the crawl, but for the crawl's own abort. */
+  private async fetchCard(href: string, base: string, type: string): Promise<{ json: unknown } | 'not-modified' | 'failed'> {
+    let target: URL;
+    try {
+      target = new URL(href, base);
+    } catch {
+      return 'failed';
+    }
+    target.hash = '';
+    if (target.protocol !== 'https:' && target.protocol !== 'http:') return 'failed';
+    try {
+      const robots = await this.robotsFor(target.origin);
+      if (robots.status === 'unreachable' || !robots.isAllowed(target.href, this.deps.http.userAgent)) return 'failed';
+      const res = await this.conditionalGet(target, `${type}, application/json;q=0.9`, Math.min(CARD_MAX_BYTES, this.deps.config.maxBytes));
+      const previous = this.source.validators[target.href];
+      if (res.status === 304) {
+        if (previous) this.validators.set(target.href, previous);
+        return 'not-modified';
+      }
+      if (res.status < 200 || res.status >= 300) return 'failed';
+      const body = await this.bodies.read(res.body, { html: false });
+      if (body.kind !== 'json') return 'failed';
+      const validator = { etag: res.headers.etag, lastModified: res.headers['last-modified'] };
+      if (validator.etag || validator.lastModified) this.validators.set(target.href, validator);
+      return { json: body.json };
+    } catch (error) {
+      if (this.signal.aborted) throw error;
+      if (isOutboundError(error)) return 'failed';
+      throw error;
+    }
+  }
+
+  /** GET in the host's queue, with the last crawl's validators of `target` (If-None-Match, If-Modified-Since). */
+  private conditionalGet(target: URL, accept: string, maxBytes: number) {
+    const previous = this.source.validators[target.href];
+    const headers: Record<string, string> = { Accept: accept };
+    if (previous?.etag) headers['If-None-Match'] = previous.etag;
+    if (previous?.lastModified) headers['If-Modified-Since'] = previous.lastModified;
+    return this.deps.limiter.schedule(
+      target.host,
+      () => this.deps.http.request({ url: target, headers, signal: this.signal, maxBytes, timeoutMs: this.deps.config.timeoutMs }),
+      this.signal,
+    );
   }
 
   private storedByOrigin(): Promise<Map<string, CatalogEntry[]>> {
@@ -743,6 +810,7 @@ class CrawlSession {
       finishedAt: finished.toISOString(),
       durationMs: finished.getTime() - this.started.getTime(),
       counts: { total: this.entriesSeen + this.kept.size, ...counts, removed: removed.length, rejected: this.rejectedCount },
+      cards: { ...this.cards },
       rejected: this.rejected,
       documents: this.documents,
       removed: removed.slice(0, 100),

@@ -24,6 +24,8 @@ export interface EntriesTable {
   search_doc: ColumnType<string, never, never>;
   /** The product glossary's glosses for the entry (src/catalog/product-glossary.ts, migration 0013); '' when none. */
   gloss: ColumnType<string, string | undefined, string>;
+  /** The entry's tools with their descriptions, from its card (src/catalog/entry-tools.ts, migration 0021); [] when none. */
+  tools: ColumnType<unknown, string | undefined, string>;
   /** The crawl source the entry came from; null for files and the demo corpus. */
   source_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
   /** Maintained by a trigger (db/migrations/0003_relevance.sql). */

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { CatalogEntry, CatalogManifest, HostInfo } from '../catalog/catalog-entry';
 import { validateCatalogEntry, validateManifestEnvelope, type EntryProblem } from '../catalog/catalog-validator';
 import { deleteVectors, prepareEntry, storedHashes, storeVectors, upsertEntries, type PreparedEntry } from '../catalog/entry-repository';
+import { sameTools } from '../catalog/entry-tools';
 import type { ProductGlossary } from '../catalog/product-glossary';
 import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
@@ -214,10 +215,11 @@ async function selectChanged(db: Kysely<Database>, prepared: PreparedEntry[]) {
     } else {
       unchanged++;
       // Same content now served by another crawl source or catalog URL, or a mirrored copy now an own
-      // entry: record the provenance, keep the vectors.
+      // entry, or the same entry whose card now lists other tools: record them, keep the vectors.
       if (
         (item.sourceId !== undefined && (before.sourceId !== (item.sourceId ?? null) || before.origin !== item.origin)) ||
-        before.mirrorPeer !== (item.mirrorPeer ?? null)
+        before.mirrorPeer !== (item.mirrorPeer ?? null) ||
+        !sameTools(before.tools, item.tools)
       )
         reattributed.push(item);
     }

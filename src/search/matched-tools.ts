@@ -1,8 +1,9 @@
 // Which of an entry's tools a query matched. An entry's tools are its `capabilities` (the tool names a catalog
-// lists); they are in the lexical document already (ard_rank_doc, migration 0003: camelCase and `_./-` split into
-// words, english-stemmed, weight B), so a query for an operation ranks the server that has the tool. This says
-// which ones did it: a tool matches when one of its words shares a stemmed lexeme with the query, read by the same
-// rule as the index, in one statement for a page of entries.
+// lists) and the tools of its card (entries.tools, migration 0021: name and description, inline or fetched by
+// the crawler). Names are in the lexical document at weight B and tool descriptions at weight D, so a query
+// for an operation ranks the server that has the tool; this says which ones did it. A tool matches when a word
+// of its name or of its description shares a stemmed lexeme with the query, read by the same rule as the
+// index (camelCase and `_./-` split into words), in one statement for a page of entries.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 
@@ -10,8 +11,9 @@ import type { Database } from '../db/schema';
 export const MAX_MATCHED_TOOLS = 5;
 
 /**
- * The tools of each entry (by identifier) that share a word with the query text, most shared words first, then in
- * the entry's order; at most MAX_MATCHED_TOOLS.
+ * The tools of each entry (by identifier) that share a word with the query text: those whose name shares most
+ * words first, then those whose description shares most, then in the entry's order (capabilities, then the
+ * card's other tools); at most MAX_MATCHED_TOOLS.
  */
 export async function matchedTools(db: Kysely<Database>, text: string, identifiers: readonly string[]): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>();
@@ -22,18 +24,31 @@ export async function matchedTools(db: Kysely<Database>, text: string, identifie
       FROM unnest(tsvector_to_array(to_tsvector('english', ${text}))) AS lexeme
     )
     SELECT identifier, tool FROM (
-      SELECT e.identifier, c.tool,
-             row_number() OVER (PARTITION BY e.identifier ORDER BY shared.n DESC, c.n) AS place
+      SELECT e.identifier, t.tool,
+             row_number() OVER (PARTITION BY e.identifier ORDER BY by_name.n DESC, by_description.n DESC, t.n) AS place
       FROM entries e
       CROSS JOIN q
-      CROSS JOIN LATERAL unnest(e.capabilities) WITH ORDINALITY AS c(tool, n)
+      CROSS JOIN LATERAL (
+        SELECT c.tool, c.n,
+               (SELECT d->>'description' FROM jsonb_array_elements(e.tools) AS d WHERE d->>'name' = c.tool LIMIT 1) AS description
+        FROM unnest(e.capabilities) WITH ORDINALITY AS c(tool, n)
+        UNION ALL
+        SELECT d->>'name', cardinality(e.capabilities) + k, d->>'description'
+        FROM jsonb_array_elements(e.tools) WITH ORDINALITY AS j(d, k)
+        WHERE NOT (d->>'name' = ANY (e.capabilities))
+      ) AS t
       CROSS JOIN LATERAL (
         SELECT count(*) AS n
         FROM unnest(tsvector_to_array(to_tsvector('english',
-               regexp_replace(regexp_replace(c.tool, '([a-z0-9])([A-Z])', '\\1 \\2', 'g'), '[_./-]+', ' ', 'g')))) AS w
+               regexp_replace(regexp_replace(t.tool, '([a-z0-9])([A-Z])', '\\1 \\2', 'g'), '[_./-]+', ' ', 'g')))) AS w
         WHERE w = ANY(q.lexemes)
-      ) AS shared
-      WHERE e.identifier = ANY(${identifiers}::text[]) AND e.deleted_at IS NULL AND shared.n > 0
+      ) AS by_name
+      CROSS JOIN LATERAL (
+        SELECT count(*) AS n
+        FROM unnest(tsvector_to_array(to_tsvector('english', coalesce(t.description, '')))) AS w
+        WHERE w = ANY(q.lexemes)
+      ) AS by_description
+      WHERE e.identifier = ANY(${identifiers}::text[]) AND e.deleted_at IS NULL AND by_name.n + by_description.n > 0
     ) ranked
     WHERE place <= ${MAX_MATCHED_TOOLS}
     ORDER BY identifier, place`.execute(db);

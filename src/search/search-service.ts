@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import type { CatalogEntry } from '../catalog/catalog-entry';
 import { getLiveEntries } from '../catalog/entry-repository';
 import type { Database } from '../db/schema';
+import { matchedTools } from './matched-tools';
 import { exploreRegistry, type ExploreInput, type ExploreOutput } from './explore-service';
 import { checkPageSize, openPage, type PageRequest, type PageTokenCodec } from './paging';
 import { normaliseFilter, type NormalisedFilter, type QueryFilter } from './query-filter';
@@ -36,6 +37,8 @@ export interface SearchInput {
 }
 
 export interface SearchResultItem extends CatalogEntry {
+  /** Registry extension: the entry's tools the query text matched (matched-tools.ts); [] when none. Not a term of the entry. */
+  '@matchedTools': string[];
   score: number;
   source: string;
 }
@@ -122,9 +125,19 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
       // deleted between the match and the read leaves its page one short; the next page is unaffected.
       const { matches, entries } = await service.rank(text, filter, { offset: page.offset, size: pageSize });
       const next = page.offset + pageSize < matches.length ? page.next(page.offset + pageSize) : undefined;
+      const tools = await matchedTools(
+        deps.db,
+        text,
+        entries.map((r) => r.entry.identifier),
+      );
       return {
         // A mirrored entry names the peer it is mirrored from (docs/federation.md "Mirroring").
-        results: entries.map((r) => ({ ...r.entry, score: r.score, source: r.mirroredFrom ?? deps.publicUrl })),
+        results: entries.map((r) => ({
+          ...r.entry,
+          '@matchedTools': tools.get(r.entry.identifier) ?? [],
+          score: r.score,
+          source: r.mirroredFrom ?? deps.publicUrl,
+        })),
         ...(next ? { pageToken: next } : {}),
       };
     },

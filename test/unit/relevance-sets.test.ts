@@ -25,7 +25,7 @@ function corpusKeys(file: string): string[] {
 const setFiles = fs.readdirSync(SETS_DIR).filter((f) => f.endsWith('-queries.json'));
 
 describe('labelled query sets (bench/relevance)', () => {
-  it('holds the repo sets and the four held-out pairs', () => {
+  it('holds the repo sets, the four held-out pairs and the library half of the fifth', () => {
     expect(setFiles.sort()).toEqual([
       'alexandria-queries.json',
       'holdout-alexandria-queries.json',
@@ -36,6 +36,7 @@ describe('labelled query sets (bench/relevance)', () => {
       'holdout3-registry-queries.json',
       'holdout4-alexandria-queries.json',
       'holdout4-registry-queries.json',
+      'holdout5-alexandria-queries.json',
       'registry-queries.json',
     ]);
   });

@@ -1,0 +1,84 @@
+// What a server or agent can do, tool by tool: the tools of an MCP server card (`tools`: name, description,
+// inputSchema) and the skills of an A2A agent card (`skills`: name, description, tags, examples), read from
+// the card an entry carries inline (`data`, ARD §4.3) or that the crawler fetched from its `url`. Indexed
+// beside the entry (entries.tools, migration 0021), never part of the entry served.
+import { storableText } from '../storable-text';
+import { MEDIA_TYPES, type CatalogEntry } from './catalog-entry';
+
+export interface EntryTool {
+  name: string;
+  /** '' when the card gives none. */
+  description: string;
+}
+
+/**
+ * How much of a card is kept. A card is not rejected for exceeding them: the tools past the limit are left
+ * out and long texts cut. LiveMCPBench's 70 servers list at most 35 tools, descriptions up to 3,866
+ * characters (median 61); docs/ingestion.md "Tools".
+ */
+export const TOOL_LIMITS = {
+  tools: 256,
+  nameCharacters: 256,
+  descriptionCharacters: 1024,
+  /** All descriptions of one entry together: what one entry adds to the lexical index. */
+  entryDescriptionCharacters: 32 * 1024,
+} as const;
+
+/** The card types whose tools are read, and the member that lists them. */
+const TOOL_LISTS: Readonly<Record<string, 'tools' | 'skills'>> = {
+  [MEDIA_TYPES.mcpServer]: 'tools',
+  [MEDIA_TYPES.a2aAgent]: 'skills',
+};
+
+/** Whether entries of this type describe their tools in a card (MCP server card, A2A agent card). */
+export function hasToolCard(type: string): boolean {
+  return TOOL_LISTS[type] !== undefined;
+}
+
+/** The tools a card of `type` lists, within TOOL_LIMITS; [] for a card without a readable list. */
+export function toolsOfCard(type: string, card: unknown): EntryTool[] {
+  const member = TOOL_LISTS[type];
+  if (!member || !isObject(card) || !Array.isArray(card[member])) return [];
+  const tools: EntryTool[] = [];
+  const seen = new Set<string>();
+  let budget: number = TOOL_LIMITS.entryDescriptionCharacters;
+  for (const item of card[member] as unknown[]) {
+    if (tools.length >= TOOL_LIMITS.tools) break;
+    if (!isObject(item)) continue;
+    // An A2A skill's `name` is for people ("Route planner"), its `id` the token; either names it.
+    const rawName = typeof item.name === 'string' && item.name.trim() !== '' ? item.name : typeof item.id === 'string' ? item.id : '';
+    // Cut first, then made storable: a cut may split a surrogate pair, and a fetched card may hold NULs.
+    const name = storableText(rawName.trim().slice(0, TOOL_LIMITS.nameCharacters));
+    if (name === '' || seen.has(name)) continue;
+    seen.add(name);
+    const limit = Math.max(0, Math.min(budget, TOOL_LIMITS.descriptionCharacters));
+    const description = typeof item.description === 'string' ? storableText(item.description.trim().slice(0, limit)) : '';
+    budget -= description.length;
+    tools.push({ name, description });
+  }
+  return tools;
+}
+
+/** The tools of the card an entry carries inline (`data`); [] when it has none. */
+export function inlineTools(entry: CatalogEntry): EntryTool[] {
+  return toolsOfCard(entry.type, entry.data);
+}
+
+/** Whether two tool lists are the same, in the same order. */
+export function sameTools(a: readonly EntryTool[], b: readonly EntryTool[]): boolean {
+  return a.length === b.length && a.every((t, i) => t.name === b[i].name && t.description === b[i].description);
+}
+
+/** A stored `entries.tools` value read back; anything malformed is left out. */
+export function storedTools(value: unknown): EntryTool[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((t: unknown) =>
+    isObject(t) && typeof t.name === 'string'
+      ? [{ name: t.name, description: typeof t.description === 'string' ? t.description : '' }]
+      : [],
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

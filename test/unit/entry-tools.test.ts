@@ -1,0 +1,73 @@
+// Reading tools from server and agent cards (src/catalog/entry-tools.ts): which member of which card type, the
+// limits, and what is skipped.
+import { inlineTools, sameTools, storedTools, TOOL_LIMITS, toolsOfCard } from '../../src/catalog/entry-tools';
+
+const MCP = 'application/mcp-server-card+json';
+const A2A = 'application/a2a-agent-card+json';
+
+describe('toolsOfCard', () => {
+  it("reads an MCP server card's tools and an A2A agent card's skills (name, else id)", () => {
+    const mcp = { tools: [{ name: 'get_forecast', description: ' Forecast for a city. ', inputSchema: { type: 'object' } }] };
+    expect(toolsOfCard(MCP, mcp)).toEqual([{ name: 'get_forecast', description: 'Forecast for a city.' }]);
+    const a2a = {
+      skills: [
+        { id: 'route-planner', name: 'Route planner', description: 'Plans a delivery route.', tags: ['maps'] },
+        { id: 'eta', description: 'Estimates arrival times.' },
+      ],
+    };
+    expect(toolsOfCard(A2A, a2a)).toEqual([
+      { name: 'Route planner', description: 'Plans a delivery route.' },
+      { name: 'eta', description: 'Estimates arrival times.' },
+    ]);
+    // Each type reads its own member only.
+    expect(toolsOfCard(MCP, a2a)).toEqual([]);
+    expect(toolsOfCard(A2A, mcp)).toEqual([]);
+  });
+
+  it('gives no tools for other types, cards without a list, or a list announced as dynamic', () => {
+    expect(toolsOfCard('application/ai-skill', { tools: [{ name: 'x' }] })).toEqual([]);
+    expect(toolsOfCard(MCP, { tools: 'dynamic' })).toEqual([]);
+    expect(toolsOfCard(MCP, '<html></html>')).toEqual([]);
+    expect(toolsOfCard(MCP, null)).toEqual([]);
+  });
+
+  it('skips tools without a name or named twice, and keeps a tool without a description', () => {
+    const card = {
+      tools: [{ description: 'no name' }, 'text', { name: ' ' }, { name: 'a' }, { name: 'a', description: 'again' }, { name: 'b' }],
+    };
+    expect(toolsOfCard(MCP, card)).toEqual([
+      { name: 'a', description: '' },
+      { name: 'b', description: '' },
+    ]);
+  });
+
+  it('holds a card to TOOL_LIMITS and makes its text storable', () => {
+    const many = { tools: Array.from({ length: TOOL_LIMITS.tools + 10 }, (_, i) => ({ name: `t${i}`, description: 'x'.repeat(2000) })) };
+    const tools = toolsOfCard(MCP, many);
+    expect(tools).toHaveLength(TOOL_LIMITS.tools);
+    expect(tools[0].description).toHaveLength(TOOL_LIMITS.descriptionCharacters);
+    expect(tools.reduce((n, t) => n + t.description.length, 0)).toBe(TOOL_LIMITS.entryDescriptionCharacters);
+    expect(toolsOfCard(MCP, { tools: [{ name: 'n'.repeat(300), description: 'nul\u0000here' }] })).toEqual([
+      { name: 'n'.repeat(TOOL_LIMITS.nameCharacters), description: 'nul\uFFFDhere' },
+    ]);
+  });
+});
+
+it('inlineTools reads the card in `data`; storedTools and sameTools read back and compare', () => {
+  const entry = {
+    identifier: 'urn:air:x.test:mcp:a',
+    displayName: 'A',
+    type: MCP,
+    data: { tools: [{ name: 'a', description: 'does a' }] },
+  };
+  expect(inlineTools(entry)).toEqual([{ name: 'a', description: 'does a' }]);
+  expect(inlineTools({ ...entry, data: undefined, url: 'https://x.test/card.json' })).toEqual([]);
+  expect(storedTools([{ name: 'a', description: 'does a' }, { description: 'no name' }, { name: 'b' }])).toEqual([
+    { name: 'a', description: 'does a' },
+    { name: 'b', description: '' },
+  ]);
+  expect(storedTools('not a list')).toEqual([]);
+  expect(sameTools([{ name: 'a', description: 'x' }], [{ name: 'a', description: 'x' }])).toBe(true);
+  expect(sameTools([{ name: 'a', description: 'x' }], [{ name: 'a', description: 'y' }])).toBe(false);
+  expect(sameTools([], [{ name: 'a', description: '' }])).toBe(false);
+});
