@@ -321,11 +321,9 @@ const postgresUrls = () =>
     .transform(commaList)
     .pipe(
       z.array(
-        z
-          .string()
-          .refine((item) => URL.canParse(item) && ['postgres:', 'postgresql:'].includes(new URL(item).protocol), {
-            error: (issue) => `must be a comma-separated list of postgres:// URLs; '${String(issue.input)}' is not one`,
-          }),
+        z.string().refine((item) => URL.canParse(item) && ['postgres:', 'postgresql:'].includes(new URL(item).protocol), {
+          error: (issue) => `must be a comma-separated list of postgres:// URLs; '${String(issue.input)}' is not one`,
+        }),
       ),
     )
     .default(() => []);
