@@ -1,4 +1,4 @@
-// ard-registry <command>: serve | ingest <file|domain|url>... | sources | mcp. Reads configuration from the
+// ard-registry <command>: serve | ingest <file|domain|url>... | sources | mcp | migrate. Reads configuration from the
 // environment. Arguments are parsed with node:util parseArgs; help and version never open the database.
 // On the embedded database one process owns the folder (src/db/data-dir-lock.ts): `ingest`, `sources` and
 // `mcp` go through a server that owns it (src/owner-client.ts), open it themselves when nobody does, and
@@ -14,7 +14,9 @@ import type * as CrawlModule from './crawl';
 import type { CrawlReport, SourceView } from './crawl';
 import type * as ContextModule from './context';
 import type { AppContext } from './context';
+import type * as ConnectModule from './db/connect';
 import { DataDirLockedError, LOCK_FILE_NAME, readDataDirOwner, type DataDirOwner } from './db/data-dir-lock';
+import type * as MigrateModule from './db/migrate';
 import type * as LoadFilesModule from './ingest/load-files';
 import type * as ManifestSourceModule from './ingest/manifest-source';
 import { createLogger, type Logger } from './logger';
@@ -31,6 +33,8 @@ import { REGISTRY_VERSION } from './version';
 /* eslint-disable @typescript-eslint/no-require-imports */
 const lazy = {
   context: () => require('./context') as typeof ContextModule,
+  connect: () => require('./db/connect') as typeof ConnectModule,
+  migrate: () => require('./db/migrate') as typeof MigrateModule,
   server: () => require('./server') as typeof ServerModule,
   crawl: () => require('./crawl') as typeof CrawlModule,
   loadFiles: () => require('./ingest/load-files') as typeof LoadFilesModule,
@@ -92,6 +96,17 @@ const COMMANDS: Record<string, CommandSpec> = {
     options: {},
     positionals: false,
     run: () => mcpOverStdio(),
+  },
+  migrate: {
+    usage: 'ard-registry migrate',
+    summary: 'apply the database migrations (db/migrations) and exit',
+    details:
+      'For deployments that run migrations once, before new registry processes start (a Kubernetes Job, a\n' +
+      'release step). `serve` applies missing migrations at start too, one process at a time under a lock, so\n' +
+      'after this it finds nothing to do. Opens only the primary (DATABASE_URL, or the embedded DATA_DIR).',
+    options: {},
+    positionals: false,
+    run: () => migrate(),
   },
   'prepare-demo': {
     usage: 'ard-registry prepare-demo',
@@ -540,6 +555,27 @@ async function prepareDemo(): Promise<number> {
       : `prepared demo database already built: ${prepared.folder}\n`,
   );
   return 0;
+}
+
+async function migrate(): Promise<number> {
+  const config = loadConfig({ loadDemoCorpus: false, logLevel: 'warn' });
+  const database = await lazy.connect().connectDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    preparedStatements: config.databasePreparedStatements,
+    owner: { command: 'migrate' },
+  });
+  try {
+    const applied = await lazy.migrate().migrateToLatest(database.db);
+    process.stdout.write(
+      applied.length > 0
+        ? `applied ${applied.length} migrations: ${applied.join(', ')}\n`
+        : 'no migrations to apply: the schema is up to date\n',
+    );
+    return 0;
+  } finally {
+    await database.close();
+  }
 }
 
 async function sources(): Promise<number> {

@@ -20,8 +20,12 @@ export interface RegistryConfig {
   host: string;
   /** Unset: the embedded database (PGlite) in `dataDir`. */
   databaseUrl: string | null;
-  /** Read-only replica for queries; writes always go to `databaseUrl`. */
-  databaseReplicaUrl: string | null;
+  /** Streaming replicas of `databaseUrl` that serve queries (src/db/read-pool.ts); writes always go to `databaseUrl`. */
+  databaseReplicaUrls: string[];
+  /** A replica whose replay is further behind the primary than this is left out of reads until it catches up. */
+  databaseReplicaMaxLagSeconds: number;
+  /** How often each replica's reachability and lag are checked. */
+  databaseReplicaCheckMs: number;
   /** Send the search path's fixed statements as named prepared statements (src/db/prepared-statements.ts). */
   databasePreparedStatements: boolean;
   dataDir: string;
@@ -310,6 +314,20 @@ const dnsServer = () =>
     .nullable()
     .default(null);
 
+/** DATABASE_REPLICA_URL: comma-separated PostgreSQL URLs. */
+const postgresUrls = () =>
+  z
+    .string()
+    .transform(commaList)
+    .pipe(
+      z.array(
+        z.string().refine((item) => URL.canParse(item) && ['postgres:', 'postgresql:'].includes(new URL(item).protocol), {
+          error: (issue) => `must be a comma-separated list of postgres:// URLs; '${String(issue.input)}' is not one`,
+        }),
+      ),
+    )
+    .default(() => []);
+
 /** PORTAL_FACETS: comma-separated facet field paths (`type,tags,metadata.transport`); POST /explore judges each. */
 const portalFacets = () =>
   z
@@ -338,7 +356,9 @@ const ENV_SCHEMA = z
     PORT: integer(8080, 0, 65535),
     HOST: z.string().default('0.0.0.0'),
     DATABASE_URL: optionalText(),
-    DATABASE_REPLICA_URL: optionalText(),
+    DATABASE_REPLICA_URL: postgresUrls(),
+    DATABASE_REPLICA_MAX_LAG_SECONDS: integer(10, 0, 86400),
+    DATABASE_REPLICA_CHECK_MS: integer(2000, 100, 600_000),
     DATABASE_PREPARED_STATEMENTS: flag().default(true),
     DATA_DIR: z
       .string()
@@ -406,7 +426,7 @@ const ENV_SCHEMA = z
     PORTAL_FACETS: portalFacets(),
   })
   .superRefine((env, ctx) => {
-    if (env.DATABASE_REPLICA_URL !== null && env.DATABASE_URL === null) {
+    if (env.DATABASE_REPLICA_URL.length > 0 && env.DATABASE_URL === null) {
       ctx.addIssue({
         code: 'custom',
         path: ['DATABASE_REPLICA_URL'],
@@ -438,7 +458,9 @@ export function envToConfig(env: Env): RegistryConfig {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
-    databaseReplicaUrl: e.DATABASE_REPLICA_URL,
+    databaseReplicaUrls: e.DATABASE_REPLICA_URL,
+    databaseReplicaMaxLagSeconds: e.DATABASE_REPLICA_MAX_LAG_SECONDS,
+    databaseReplicaCheckMs: e.DATABASE_REPLICA_CHECK_MS,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     dataDir: e.DATA_DIR,
     publicUrl: e.PUBLIC_URL ?? new URL(`http://localhost:${e.PORT}`).href,

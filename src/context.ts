@@ -26,6 +26,7 @@ import { ALEXANDRIA_LIBRARY_FILE } from './ingest/alexandria-corpus';
 import { startLivenessUpkeep, type LivenessUpkeep } from './liveness';
 import { createLogger, type Logger } from './logger';
 import { mcpLivenessHandshake } from './mcp/liveness-probe';
+import { registerReadPoolMetrics } from './observability/database-metrics';
 import { registerFederationMetrics } from './observability/federation-metrics';
 import { createMetrics, type RegistryMetrics } from './observability/metrics';
 import type { HttpClient } from './outbound';
@@ -41,7 +42,7 @@ export interface AppContext {
   database: DatabaseHandle;
   /** The primary: writes. */
   db: Kysely<Database>;
-  /** Queries: the read replica (DATABASE_REPLICA_URL) when configured, else the primary. */
+  /** Queries: a healthy replica (DATABASE_REPLICA_URL) when configured, else the primary (src/db/read-pool.ts). */
   readDb: Kysely<Database>;
   /** Shared rate-limit counters (REDIS_URL); null = counted in this process. */
   redis: RedisHandle | null;
@@ -105,7 +106,10 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
   const alexandria = await loadAlexandriaLibrary(ALEXANDRIA_LIBRARY_FILE);
   const database = await connectDatabase({
     databaseUrl: config.databaseUrl,
-    databaseReplicaUrl: config.databaseReplicaUrl,
+    databaseReplicaUrls: config.databaseReplicaUrls,
+    replicaMaxLagSeconds: config.databaseReplicaMaxLagSeconds,
+    replicaCheckMs: config.databaseReplicaCheckMs,
+    logger,
     dataDir: config.dataDir,
     preparedStatements: config.databasePreparedStatements,
     owner: options.owner,
@@ -173,6 +177,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     );
     if (bundled) metrics.bundledEmbeddingRuntime.set({ runtime: bundled.runtime }, 1);
     registerFederationMetrics(metrics, federation, mirror);
+    if (database.readPool) registerReadPoolMetrics(metrics, database.readPool);
     const pageTokens = createPageTokenCodec(secret);
     const search = createSearchService({
       db: database.readDb,

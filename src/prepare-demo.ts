@@ -53,7 +53,7 @@ export async function prepareDemoDatabase(
 
 async function withContext<T>(config: RegistryConfig, dataDir: string, logger: Logger, work: (ctx: AppContext) => Promise<T>): Promise<T> {
   const ctx = await createContext(
-    { ...config, databaseUrl: null, databaseReplicaUrl: null, dataDir, loadDemoCorpus: true, preparedDemoDatabase: false, trustPollMs: 0 },
+    { ...config, databaseUrl: null, databaseReplicaUrls: [], dataDir, loadDemoCorpus: true, preparedDemoDatabase: false, trustPollMs: 0 },
     { logger, owner: { command: 'prepare-demo' } },
   );
   try {

@@ -6,15 +6,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import type { Logger } from '../logger';
 import { acquireDataDirLock, LOCK_FILE_NAME, type DataDirLock } from './data-dir-lock';
 import { PreparingClient } from './prepared-statements';
+import { createReadPool, replicaName, type ReadPool } from './read-pool';
 import type { Database } from './schema';
 
 export interface DatabaseHandle {
   /** The primary: every write, and reads that must see them (ingestion, settings, migrations). */
   db: Kysely<Database>;
-  /** Queries (search, explore, list, get): the read replica when one is configured, else `db`. */
+  /** Queries (search, explore, list, get): a healthy replica when replicas are configured, else `db` (read-pool.ts). */
   readDb: Kysely<Database>;
+  /** The replicas' health and what served the reads; null without replicas. */
+  readPool: ReadPool | null;
   kind: 'postgres' | 'embedded';
   /** A new embedded folder that started as a copy of `ConnectOptions.seedFolder`. */
   seeded: boolean;
@@ -26,8 +30,13 @@ export interface DatabaseHandle {
 
 export interface ConnectOptions {
   databaseUrl: string | null;
-  /** A streaming replica of `databaseUrl`, opened read-only. */
-  databaseReplicaUrl?: string | null;
+  /** Streaming replicas of `databaseUrl`, opened read-only. */
+  databaseReplicaUrls?: string[];
+  /** A replica further behind than this serves no reads until it catches up (default 10). */
+  replicaMaxLagSeconds?: number;
+  /** How often the replicas are checked (default 2000). */
+  replicaCheckMs?: number;
+  logger?: Logger;
   dataDir: string;
   poolSize?: number;
   /** Fail a query that has not started after this long waiting for a connection. */
@@ -72,21 +81,37 @@ export class EmbeddedDatabaseBrokenError extends Error {
 export async function connectDatabase(options: ConnectOptions): Promise<DatabaseHandle> {
   if (!options.databaseUrl)
     return connectEmbedded(options.dataDir, options.preparedStatements !== false, options.owner ?? { command: 'embedded database' }, options.seedFolder ?? (() => null));
-  const db = postgresPool(options.databaseUrl, options);
-  const replica = options.databaseReplicaUrl ? postgresPool(options.databaseReplicaUrl, options, { readOnly: true }) : null;
+  const primary = postgresPool(options.databaseUrl, options);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: primary }) });
+  const replicaUrls = options.databaseReplicaUrls ?? [];
+  const readPool =
+    replicaUrls.length === 0
+      ? null
+      : await createReadPool({
+          primary,
+          replicas: replicaUrls.map((url) => ({ name: replicaName(url), pool: postgresPool(url, options, { readOnly: true }) })),
+          maxLagSeconds: options.replicaMaxLagSeconds ?? 10,
+          checkMs: options.replicaCheckMs ?? 2000,
+          logger: options.logger,
+        });
+  // The read pool ends with readDb (when it was used) or in close(); the primary's pool ends with `db`.
+  const readDb = readPool ? new Kysely<Database>({ dialect: new PostgresDialect({ pool: readPool }) }) : null;
   return {
     db,
-    readDb: replica ?? db,
+    readDb: readDb ?? db,
+    readPool,
     kind: 'postgres',
     seeded: false,
     lock: null,
     close: async () => {
-      await Promise.all([db.destroy(), replica?.destroy()]);
+      await readDb?.destroy();
+      await readPool?.end();
+      await db.destroy();
     },
   };
 }
 
-function postgresPool(url: string, options: ConnectOptions, mode: { readOnly?: boolean } = {}): Kysely<Database> {
+function postgresPool(url: string, options: ConnectOptions, mode: { readOnly?: boolean } = {}): pg.Pool {
   const pool = new pg.Pool({
     Client: options.preparedStatements === false ? pg.Client : PreparingClient,
     connectionString: url,
@@ -103,7 +128,7 @@ function postgresPool(url: string, options: ConnectOptions, mode: { readOnly?: b
   // itself (found by test/integration/database-faults.test.ts: an unhandled 'error' killed jest).
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return pool;
 }
 
 async function connectEmbedded(
@@ -121,6 +146,7 @@ async function connectEmbedded(
     return {
       db,
       readDb: db,
+      readPool: null,
       kind: 'embedded',
       seeded,
       lock,

@@ -1,7 +1,8 @@
 // Liveness and readiness, for orchestrators. /healthz answers while the process can serve HTTP and
 // never touches the database (a database outage must not get healthy processes restarted).
-// /readyz checks every database pool with `SELECT 1` under a short deadline: 503 takes the process
-// out of the load balancer until the database is back, or while it drains at shutdown.
+// /readyz checks the primary database with `SELECT 1` under a short deadline: 503 takes the process
+// out of the load balancer until the database is back, or while it drains at shutdown. Replicas do not
+// count: without them reads go to the primary (src/db/read-pool.ts), so the process still serves.
 import { sql } from 'kysely';
 import type { AppContext } from '../context';
 
@@ -12,9 +13,9 @@ export interface Readiness {
   problems: string[];
 }
 
-export async function checkReadiness(ctx: Pick<AppContext, 'db' | 'readDb'>, draining: boolean): Promise<Readiness> {
+export async function checkReadiness(ctx: Pick<AppContext, 'db'>, draining: boolean): Promise<Readiness> {
   if (draining) return { ready: false, problems: ['the registry is shutting down'] };
-  const pools = ctx.readDb === ctx.db ? { database: ctx.db } : { database: ctx.db, 'read replica': ctx.readDb };
+  const pools = { database: ctx.db };
   const problems = (
     await Promise.all(
       Object.entries(pools).map(async ([name, db]) => {

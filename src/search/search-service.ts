@@ -105,7 +105,7 @@ export interface SearchService {
 }
 
 export interface SearchServiceDeps {
-  /** The pool queries run on: the read replica when configured. */
+  /** The pool queries run on: a healthy replica when replicas are configured, else the primary. */
   db: Kysely<Database>;
   embedder: QueryEmbedder;
   /** The query vocabulary (SEARCH_SYNONYMS_FILE, SEARCH_RELATED_WORDS_FILE); the bundled tables when absent. */

@@ -1,5 +1,5 @@
 // What the test suites need beyond Node.js, found before Jest starts (jest.config.js): PostgreSQL with pgvector
-// (TEST_DATABASE_URL), Redis (TEST_REDIS_URL) and the optional ONNX runtime (.cache/onnx-runtime). A suite's
+// (TEST_DATABASE_URL), a streaming replica of it (TEST_REPLICA_URL), Redis (TEST_REDIS_URL) and the optional ONNX runtime (.cache/onnx-runtime). A suite's
 // needs are read from what it imports (the helpers that create test databases, the ONNX model helper) and
 // what it names (TEST_REDIS_URL). Suites whose needs are missing are left out with one line per missing
 // service saying how to provide it; CI_REQUIRE_ALL=1 (.ci/run) turns a missing service into a failed run.
@@ -10,6 +10,7 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REPLICA_URL = process.env.TEST_REPLICA_URL ?? 'postgres://postgres@127.0.0.1:5433/postgres';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ONNX_RUNTIME = path.join(ROOT, '.cache', 'onnx-runtime', 'node_modules', '@huggingface', 'transformers');
 
@@ -21,6 +22,13 @@ const REQUIREMENTS = {
     helpers: ['test-database', 'registry', 'demo-database'],
     names: [/\bTEST_DATABASE_URL\b/],
     probe: probePostgres,
+  },
+  replica: {
+    what: `a streaming replica of the test PostgreSQL at ${REPLICA_URL}`,
+    enable: 'bash scripts/start-replica.sh (as root), or set TEST_REPLICA_URL',
+    helpers: [],
+    names: [/\bTEST_REPLICA_URL\b/],
+    probe: probeReplica,
   },
   redis: {
     what: `Redis at ${REDIS_URL}`,
@@ -38,19 +46,33 @@ const REQUIREMENTS = {
   },
 };
 
-async function probePostgres() {
+/** Connects to `url` and returns what `check` finds wrong with it (null: nothing), or why it is not reachable. */
+async function probeDatabase(url, check) {
   const pg = require('pg');
-  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 3000 });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   client.on('error', () => undefined);
   try {
     await client.connect();
-    const { rows } = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
-    return rows.length > 0 ? null : 'the pgvector extension is not installed';
+    return await check(client);
   } catch (error) {
     return `not reachable (${error.code ?? error.message})`;
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+function probePostgres() {
+  return probeDatabase(DATABASE_URL, async (client) => {
+    const { rows } = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+    return rows.length > 0 ? null : 'the pgvector extension is not installed';
+  });
+}
+
+function probeReplica() {
+  return probeDatabase(REPLICA_URL, async (client) => {
+    const { rows } = await client.query('SELECT pg_is_in_recovery() AS standby');
+    return rows[0].standby ? null : 'not a standby (pg_is_in_recovery() is false)';
+  });
 }
 
 function probeRedis() {

@@ -107,3 +107,32 @@ describe('ard-registry ingest <file>', () => {
     expect((await run(['frobnicate'])).stderr).toMatch(/^ard-registry: unknown command 'frobnicate'/);
   });
 });
+
+describe('ard-registry migrate', () => {
+  let fresh: TestDatabase;
+  beforeAll(async () => {
+    fresh = await createTestDatabase({ withDemoCorpus: false });
+    process.env.DATABASE_URL = fresh.url;
+  });
+  afterAll(async () => {
+    process.env.DATABASE_URL = database.url;
+    await fresh.drop();
+  });
+
+  it('applies every migration of db/migrations once, then finds nothing to do', async () => {
+    const files = fs
+      .readdirSync(path.resolve(__dirname, '..', '..', 'db', 'migrations'))
+      .filter((f) => f.endsWith('.sql'))
+      .sort();
+    const first = await run(['migrate']);
+    expect(first).toEqual({ code: 0, stdout: `applied ${files.length} migrations: ${files.join(', ')}\n`, stderr: '' });
+    expect(await run(['migrate'])).toEqual({ code: 0, stdout: 'no migrations to apply: the schema is up to date\n', stderr: '' });
+    const client = new pg.Client({ connectionString: fresh.url });
+    await client.connect();
+    try {
+      expect((await client.query('SELECT name FROM schema_migrations ORDER BY name')).rows.map((r) => r.name)).toEqual(files);
+    } finally {
+      await client.end();
+    }
+  });
+});

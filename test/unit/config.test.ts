@@ -18,7 +18,9 @@ describe('envToConfig', () => {
       port: 8080,
       host: '0.0.0.0',
       databaseUrl: null,
-      databaseReplicaUrl: null,
+      databaseReplicaUrls: [],
+      databaseReplicaMaxLagSeconds: 10,
+      databaseReplicaCheckMs: 2000,
       databasePreparedStatements: true,
       dataDir: path.resolve('.data'),
       publicUrl: 'http://localhost:8080/',
@@ -165,9 +167,20 @@ describe('envToConfig', () => {
     );
   });
 
-  it('accepts a replica next to DATABASE_URL', () => {
-    expect(envToConfig({ DATABASE_URL: 'postgres://primary/ard', DATABASE_REPLICA_URL: 'postgres://replica/ard' }).databaseReplicaUrl).toBe(
-      'postgres://replica/ard',
+  it('accepts a comma-separated list of replicas next to DATABASE_URL, with their lag limit and check interval', () => {
+    const config = envToConfig({
+      DATABASE_URL: 'postgres://primary/ard',
+      DATABASE_REPLICA_URL: 'postgres://replica-a/ard, postgresql://replica-b:5433/ard',
+      DATABASE_REPLICA_MAX_LAG_SECONDS: '30',
+      DATABASE_REPLICA_CHECK_MS: '500',
+    });
+    expect(config.databaseReplicaUrls).toEqual(['postgres://replica-a/ard', 'postgresql://replica-b:5433/ard']);
+    expect(config).toMatchObject({ databaseReplicaMaxLagSeconds: 30, databaseReplicaCheckMs: 500 });
+  });
+
+  it('rejects a replica list item that is not a postgres:// URL, naming it', () => {
+    expect(() => envToConfig({ DATABASE_URL: 'postgres://primary/ard', DATABASE_REPLICA_URL: 'postgres://a/ard,http://b/ard' })).toThrow(
+      "DATABASE_REPLICA_URL must be a comma-separated list of postgres:// URLs; 'http://b/ard' is not one",
     );
   });
 });
