@@ -1,7 +1,7 @@
 // What a server or agent can do, tool by tool: the tools of an MCP server card (`tools`: name, description,
 // inputSchema) and the skills of an A2A agent card (`skills`: name, description, tags, examples), read from
 // the card an entry carries inline (`data`, ARD §4.3) or that the crawler fetched from its `url`. Indexed
-// beside the entry (entries.tools, migration 0021), never part of the entry served.
+// beside the entry (entries.tools, migration 0019), never part of the entry served.
 import { storableText } from '../storable-text';
 import { MEDIA_TYPES, type CatalogEntry } from './catalog-entry';
 

@@ -24,7 +24,7 @@ export interface EntriesTable {
   search_doc: ColumnType<string, never, never>;
   /** The product glossary's glosses for the entry (src/catalog/product-glossary.ts, migration 0013); '' when none. */
   gloss: ColumnType<string, string | undefined, string>;
-  /** The entry's tools with their descriptions, from its card (src/catalog/entry-tools.ts, migration 0021); [] when none. */
+  /** The entry's tools with their descriptions, from its card (src/catalog/entry-tools.ts, migration 0019); [] when none. */
   tools: ColumnType<unknown, string | undefined, string>;
   /** The crawl source the entry came from; null for files and the demo corpus. */
   source_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
@@ -38,7 +38,7 @@ export interface EntriesTable {
   mirror_peer: ColumnType<string | null, string | null | undefined, string | null>;
   /** Position in the change feed, set by a trigger on every write (db/migrations/0017_change_feed.sql); a bigint, read as text. */
   change_seq: ColumnType<string, never, never>;
-  /** The fields that make two entries the same product, generated from `entry` (db/migrations/0020_product_fields.sql). */
+  /** The fields that make two entries the same product, generated from `entry` (db/migrations/0018_product_fields.sql). */
   product_fields: ColumnType<unknown, never, never>;
 }
 

@@ -1,5 +1,5 @@
 // Which of an entry's tools a query matched. An entry's tools are its `capabilities` (the tool names a catalog
-// lists) and the tools of its card (entries.tools, migration 0021: name and description, inline or fetched by
+// lists) and the tools of its card (entries.tools, migration 0019: name and description, inline or fetched by
 // the crawler). Names are in the lexical document at weight B and tool descriptions at weight D, so a query
 // for an operation ranks the server that has the tool; this says which ones did it. A tool matches when a word
 // of its name or of its description shares a stemmed lexeme with the query, read by the same rule as the

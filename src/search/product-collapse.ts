@@ -104,7 +104,7 @@ function repositoriesOfSeveralServers(keys: ProductKeys[]): Set<string> {
   return several;
 }
 
-/** The fields productKeys reads, for the listed entries: `product_fields`, written with the entry (migration 0020). */
+/** The fields productKeys reads, for the listed entries: `product_fields`, written with the entry (migration 0018). */
 async function readProductKeys(db: Kysely<Database>, matches: Match[], cache: ProductKeyCache): Promise<Map<string, ProductKeys>> {
   const ids = matches.map((m) => m.identifier);
   const { rows } = await sql<{ identifier: string; content_hash: string; fields: Parameters<typeof productKeys>[0] }>`
