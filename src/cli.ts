@@ -303,7 +303,6 @@ async function mcpOverStdio(): Promise<number> {
     registry: {
       search: async (input) => (await registry()).search(input),
       getEntry: async (identifier) => (await registry()).getEntry(identifier),
-      matchedTools: async (text, identifiers) => (await registry()).matchedTools(text, identifiers),
     },
   });
   server.server.oninitialized = () => void open();

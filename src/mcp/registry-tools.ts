@@ -19,7 +19,6 @@ import { federatedSearchDeps, type AppContext } from '../context';
 import { federatedSearch, type FederatedSearchOutput, type FederationMode } from '../federation/federated-search';
 import { readFederationHop } from '../federation/loop-guard';
 import { retrieveEntry } from '../listing/retrieve-entry';
-import { matchedTools } from '../search/matched-tools';
 import { resolveFilterKeys } from '../search/query-context';
 import { MAX_PAGE_SIZE } from '../search/paging';
 import type { QueryFilter } from '../search/query-filter';
@@ -39,8 +38,6 @@ export interface RegistryToolsService {
     collapse?: boolean;
   }): Promise<FederatedSearchOutput>;
   getEntry(identifier: string): Promise<CatalogEntry>;
-  /** Which tools (capabilities) of each entry the text matched (src/search/matched-tools.ts). */
-  matchedTools(text: string, identifiers: readonly string[]): Promise<Map<string, string[]>>;
 }
 
 /**
@@ -61,7 +58,6 @@ export function registryToolsOf(ctx: AppContext): RegistryToolsService {
         hop: readFederationHop({}, { maxHops: config.federationMaxHops, budgetMs: config.federationBudgetMs }),
       }),
     getEntry: async (identifier) => (await retrieveEntry(ctx.readDb, identifier)).entry,
-    matchedTools: (text, identifiers) => matchedTools(ctx.readDb, text, identifiers),
   };
 }
 
@@ -192,12 +188,8 @@ export function registerRegistryTools(server: McpServer, service: RegistryToolsS
           pageToken: args.pageToken,
           collapse: args.collapse,
         });
-        const tools = await service.matchedTools(
-          args.query,
-          answer.results.map((r) => r.identifier),
-        );
         return {
-          results: answer.results.map((r) => toResult(r, tools.get(r.identifier) ?? [])),
+          results: answer.results.map(toResult),
           ...(answer.pageToken ? { nextPageToken: answer.pageToken } : {}),
           ...(answer.referrals && answer.referrals.length > 0 ? { referrals: answer.referrals } : {}),
         };
@@ -241,7 +233,7 @@ export function connectionOf(entry: Partial<CatalogEntry>): z.infer<typeof conne
 }
 
 /** A result as a model reads it; a peer's result sent incomplete (ARD v0.91 shape) keeps what it has. */
-function toResult(result: FederatedSearchOutput['results'][number], matched: string[]): z.infer<typeof resultSchema> {
+function toResult(result: FederatedSearchOutput['results'][number]): z.infer<typeof resultSchema> {
   const type = result.type ?? '';
   return {
     identifier: result.identifier,
@@ -252,7 +244,8 @@ function toResult(result: FederatedSearchOutput['results'][number], matched: str
     tags: result.tags ?? [],
     capabilities: result.capabilities ?? [],
     connect: connectionOf(result),
-    matchedTools: matched,
+    // This registry's results carry the tools the text matched (@matchedTools); a peer's result what the peer sent.
+    matchedTools: Array.isArray(result['@matchedTools']) ? (result['@matchedTools'] as string[]) : [],
     ...(Array.isArray(result['@collapsed']) ? { collapsed: result['@collapsed'] as string[] } : {}),
     score: result.score,
     source: result.source,
