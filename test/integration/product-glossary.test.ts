@@ -144,13 +144,14 @@ describe('refreshGlosses: the stored glosses follow the glossary', () => {
     expect((await stored(SHODAN)).gloss).toBe('');
     const second = await startTestRegistry({ database: registry.database });
     try {
-      await waitFor(async () => (await getSetting(registry.ctx.db, GLOSSARY_VERSION_SETTING)) === PRODUCT_GLOSSARY.version);
+      // Every gloss of the demo corpus is re-embedded: ~20 s at load 5, more beside other work.
+      await waitFor(async () => (await getSetting(registry.ctx.db, GLOSSARY_VERSION_SETTING)) === PRODUCT_GLOSSARY.version, 100_000);
       expect((await stored(SHODAN)).gloss).toMatch(/internet-connected devices/);
       expect(await rankOf(SHODAN, NEED)).toBe(0);
     } finally {
       await second.close();
     }
-  });
+  }, 150_000);
 });
 
 describe('an operator glossary (SEARCH_GLOSSARY_FILE)', () => {
