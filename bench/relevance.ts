@@ -40,6 +40,7 @@ import {
   needTexts,
   PRODUCTION_STAGES,
   RELEVANCE_CUTOFF,
+  RELEVANT_SCORE,
   prepareQuery,
   type PreparedQuery,
   type QueryEmbedder,
@@ -82,11 +83,6 @@ const OFF_TOPIC = [
   'create a salesforce lead for this contact',
   'order a pizza for delivery',
 ];
-/**
- * The "relevant" line of the 0-100 score (docs/relevance.md, "What the 0-100 score means"): from 50 most of the
- * query's rare words match; under it a partial or semantic-only match.
- */
-const RELEVANT_SCORE = 50;
 /** A long query: LiveMCPBench's tasks and the repo's longer multi queries (the need texts' MIN_SPLIT_WORDS). */
 const LONG_QUERY_WORDS = 12;
 
