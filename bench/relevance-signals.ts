@@ -7,6 +7,8 @@ import { embeddingColumnSql, vectorSql, type PreparedQuery } from '../src/search
 export interface Ranked {
   identifier: string;
   relevance: number;
+  /** The 0-100 score a client sees (the production rankers only). */
+  score?: number;
 }
 
 export interface BenchSignal {

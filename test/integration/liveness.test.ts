@@ -10,6 +10,8 @@ import { sql } from 'kysely';
 import { loadConfig } from '../../src/config';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { probeDueEntries, type LivenessUpkeepDeps } from '../../src/liveness';
+import { normaliseFilter } from '../../src/search/query-filter';
+import { matchText, scoreConfidence } from '../../src/search/relevance';
 import { mcpLivenessHandshake } from '../../src/mcp/liveness-probe';
 import { createHostLimiter, createHttpClient, type HostLimiter, type HttpClient } from '../../src/outbound';
 import { fakeEmbedder } from '../helpers/fake-embedder';
@@ -377,8 +379,15 @@ describe('ranking: verified entries optionally higher (TRUST_RANK_BOOST, ARD v0.
       const [first, second] = res.body.results;
       expect([first.identifier, second.identifier]).toEqual([id('berths-b-verified'), id('berths-a-plain')]);
       expect(second.score).toBe(plain.body.results[0].score);
-      const r = second.score / 100;
-      expect(Math.abs(first.score - 100 * (r + 0.5 * (1 - r)))).toBeLessThanOrEqual(1);
+      // The twins' text is one: the plain twin's relevance and score confidence are the verified one's.
+      const [twin] = await matchText(
+        { db: registry.ctx.db, embedder: registry.ctx.embedder },
+        query.query.text,
+        normaliseFilter(query.query.filter),
+      );
+      const r = twin.relevance;
+      const confidence = scoreConfidence(twin.lexical, twin.agreement);
+      expect(Math.abs(first.score - 100 * (r + 0.5 * (1 - r)) * confidence)).toBeLessThanOrEqual(1);
       expect(first.score).toBeLessThanOrEqual(100);
     } finally {
       await boosted.close();

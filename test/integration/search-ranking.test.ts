@@ -1,7 +1,7 @@
 // Hybrid ranking sanity over the demo corpus: the lexical signal makes exact names win, the vector
 // signal finds paraphrases with no shared word, and the relevance cutoff drops what is unrelated.
 import { sql } from 'kysely';
-import { matchText, MINIMUM_MATCHES, RELEVANCE_CUTOFF } from '../../src/search/relevance';
+import { matchText, MINIMUM_MATCHES, RELEVANCE_CUTOFF, RELEVANT_SCORE } from '../../src/search/relevance';
 import { ablatedStages } from '../../src/search/relevance/ablations';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 
@@ -232,5 +232,36 @@ describe('one product, one result (docs/relevance.md "One product, one result")'
     expect(kept.map((r) => [r.identifier, r['@collapsed']])).toEqual([[listed[0], listed.slice(1)]]);
     // The archived reference server of modelcontextprotocol/servers is another product, demoted but listed.
     expect(results.some((r) => r.identifier === 'urn:air:github.com:modelcontextprotocol:servers:github')).toBe(true);
+  });
+});
+
+// What a score says (docs/relevance.md, "What the 0-100 score means"): a text the corpus cannot serve gets no
+// result at the "relevant" line, a clear query's answer reaches it, and the score never reorders the ranking.
+describe('score confidence (ARD §5.3.2: how well the entry satisfies the query)', () => {
+  it.each(['make me a sandwich', 'google calendar', 'send a whatsapp message to my mom', "what's on my calendar tomorrow"])(
+    'a need the corpus does not serve gets no result at the "relevant" line: %s',
+    async (text) => {
+      const results = await search(text);
+      expect(results.filter((r) => r.score >= RELEVANT_SCORE)).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['search the web with brave', 'urn:air:github.com:brave:brave-search-mcp-server'],
+    ['Morningstar', 'urn:air:mcp.morningstar.com:mcp:morningstar-mcp-server'],
+  ])('a clear query\'s answer is first and at the "relevant" line: %s', async (text, identifier) => {
+    const [best] = await search(text);
+    expect(best.identifier).toBe(identifier);
+    expect(best.score).toBeGreaterThanOrEqual(RELEVANT_SCORE);
+  });
+
+  it('the scores follow the ranking: the order is the relevance order, each score at most its rank', async () => {
+    const matches = await matchText({ db: registry.ctx.db, embedder: registry.ctx.embedder }, 'google calendar', []);
+    expect(matches.length).toBeGreaterThan(3);
+    for (const [i, match] of matches.entries()) {
+      if (i > 0) expect(match.relevance).toBeLessThanOrEqual(matches[i - 1].relevance);
+      if (i > 0) expect(match.score).toBeLessThanOrEqual(matches[i - 1].score);
+      expect(match.score).toBeLessThanOrEqual(Math.round(100 * match.relevance));
+    }
   });
 });

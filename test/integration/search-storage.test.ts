@@ -11,6 +11,7 @@ import {
   matchText,
   prepareQuery,
   PREFIX_WEIGHT,
+  confidentScores,
   toScore,
   urlKeySql,
   type Match,
@@ -313,10 +314,10 @@ describe('type weights (SEARCH_TYPE_WEIGHTS)', () => {
 
       expect(new Set(weighted.map((m) => m.identifier))).toEqual(new Set(plain.map((m) => m.identifier)));
       const relevance = new Map(plain.map((m) => [m.identifier, m.relevance]));
-      for (const m of weighted) {
-        expect(m.relevance).toBe(relevance.get(m.identifier));
-        expect(m.score).toBe(toScore(m.relevance * weightOf(m)));
-      }
+      for (const m of weighted) expect(m.relevance).toBe(relevance.get(m.identifier));
+      // Scored at relevance x weight, then as sure as the match is (confidentScores keeps the order).
+      const expected = confidentScores(weighted.map((m) => ({ ...m, score: toScore(m.relevance * weightOf(m)) })));
+      expect(weighted.map((m) => m.score)).toEqual(expected.map((m) => m.score));
       const ranks = weighted.map((m) => m.relevance * weightOf(m));
       expect(ranks).toEqual([...ranks].sort((a, b) => b - a));
       for (const tool of flips) {

@@ -66,7 +66,7 @@ describe('productKeys', () => {
 
 const MCP = 'application/mcp-server-card+json';
 function match(identifier: string, type: string = MCP): Match {
-  return { identifier, relevance: 0.5, score: 50, type, semantic: 0, lexical: 0, cosine: 0, topic: 0 };
+  return { identifier, relevance: 0.5, score: 50, type, semantic: 0, lexical: 0, cosine: 0, topic: 0, agreement: 0 };
 }
 
 describe('collapseByProduct', () => {

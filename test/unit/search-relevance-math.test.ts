@@ -4,6 +4,7 @@ import {
   adjacentPairs,
   applyTypeWeights,
   BM25_K1,
+  confidentScores,
   CORRECTION_AGREEMENT_SPAN,
   fuse,
   idf,
@@ -15,6 +16,7 @@ import {
   RELEVANCE_CUTOFF,
   RELEVANCE_FLOOR,
   saturation,
+  scoreConfidence,
   semanticAgreement,
   SEMANTIC_WEIGHT,
   semanticSignal,
@@ -22,6 +24,7 @@ import {
   SEMANTIC_FLOOR,
   toScore,
   TOPIC_WEIGHT,
+  UNAGREED_SCORE_DISCOUNT,
   TOPIC_Z_FLOOR,
   TOPIC_Z_FULL,
   topicBoost,
@@ -116,6 +119,7 @@ describe('applyTypeWeights', () => {
     lexical: 0,
     cosine: 0,
     topic: 0,
+    agreement: 0,
   });
   const weights = { 'application/paper': 0.5 };
 
@@ -230,6 +234,35 @@ describe('semanticAgreement', () => {
     expect(semanticAgreement(0.3 + CORRECTION_AGREEMENT_SPAN / 4, 0.3)).toBeCloseTo(0.25, 12);
     expect(semanticAgreement(0.3 + CORRECTION_AGREEMENT_SPAN, 0.3)).toBe(1);
     expect(semanticAgreement(0.9, 0.3)).toBe(1);
+  });
+});
+
+describe('scores a client sees (confidentScores)', () => {
+  const match = (identifier: string, relevance: number, lexical: number, agreement: number): Match => ({
+    identifier,
+    relevance,
+    score: toScore(relevance),
+    type: null,
+    semantic: 0,
+    lexical,
+    cosine: 0,
+    topic: 0,
+    agreement,
+  });
+
+  it('a match the embedding does not single out gives up UNAGREED_SCORE_DISCOUNT of its score; full agreement or every concept in the name keeps it', () => {
+    expect(scoreConfidence(0.5, 0)).toBeCloseTo(1 - UNAGREED_SCORE_DISCOUNT);
+    expect(scoreConfidence(0.5, 0.5)).toBeCloseTo(1 - UNAGREED_SCORE_DISCOUNT / 2);
+    expect(scoreConfidence(0.5, 1)).toBe(1);
+    expect(scoreConfidence(1, 0)).toBe(1);
+  });
+
+  it('keeps the order and caps each score by the one before it', () => {
+    const ranked = [match('a', 0.6, 0.5, 0), match('b', 0.58, 0.4, 1), match('c', 0.3, 0.2, 1), match('d', 0.2, 1, 0)];
+    const scored = confidentScores(ranked);
+    expect(scored.map((m) => m.identifier)).toEqual(['a', 'b', 'c', 'd']);
+    expect(scored.map((m) => m.score)).toEqual([45, 45, 30, 20]);
+    expect(scored.map((m) => m.relevance)).toEqual([0.6, 0.58, 0.3, 0.2]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { assembleNeedPage, MAX_NEEDS, MIN_SPLIT_WORDS, needTexts, type Match } from '../../src/search/relevance';
 
 function match(identifier: string, score: number): Match {
-  return { identifier, score, relevance: score / 100, type: null, semantic: 0, lexical: 0, cosine: 0, topic: 0 };
+  return { identifier, score, relevance: score / 100, type: null, semantic: 0, lexical: 0, cosine: 0, topic: 0, agreement: 0 };
 }
 
 describe('need texts: a text that asks for several things', () => {

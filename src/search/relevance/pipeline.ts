@@ -39,6 +39,7 @@ import {
   threshold,
   toMatches,
   type CalibrationStage,
+  confidentScores,
   type Match,
   type ThresholdStage,
 } from './scoring';
@@ -128,9 +129,9 @@ export async function matchText(
   stages: RankingStages = PRODUCTION_STAGES,
 ): Promise<Match[]> {
   const needs = stages.needTexts(text);
-  if (needs.length === 0) return matchNeed(deps, text, filter, stages);
+  if (needs.length === 0) return confidentScores(await matchNeed(deps, text, filter, stages));
   const [whole, ...perNeed] = await Promise.all([text, ...needs].map((t) => matchNeed(deps, t, filter, stages)));
-  return assembleNeedPage(whole, perNeed);
+  return confidentScores(assembleNeedPage(whole, perNeed));
 }
 
 /**

@@ -4,7 +4,7 @@ import type { NormalisedFilter } from '../query-filter';
 import { compareText } from '../query-text';
 import type { LexicalQuery } from './query-understanding';
 import type { CandidateSignals } from './retrieval';
-import { baselineCosine, fuse, gatedLexical, semanticAgreement, semanticSignal, semanticWeight, toScore } from './signals';
+import { baselineCosine, fuse, gatedLexical, scoreConfidence, semanticAgreement, semanticSignal, semanticWeight, toScore } from './signals';
 import { topicBoost } from './topic-labels';
 
 /**
@@ -37,6 +37,8 @@ export interface Match {
   cosine: number;
   /** What the query's topic labels add (0 to TOPIC_WEIGHT, before fusion): topicBoost, x semanticAgreement under the cutoff. */
   topic: number;
+  /** semanticAgreement of the entry's cosine with the query's baseline (0-1): what confidentScores reads. */
+  agreement: number;
 }
 
 /** A candidate's two signals on [0, 1] from its raw ones; `baseline` is the query's semantic baseline. */
@@ -58,6 +60,8 @@ export interface ScoredCandidate {
   base: number;
   topic: number;
   relevance: number;
+  /** semanticAgreement with the query's baseline. */
+  agreement: number;
 }
 
 export function scoreSignals(
@@ -76,8 +80,9 @@ export function scoreSignals(
     // out for the tag "fork", which GitHub's server holds). The production cutoff, whatever threshold the
     // pipeline applies, so the benchmark's uncut list shows production relevance.
     const labelled = topicBoost(row.tags, topics);
-    const topic = base >= RELEVANCE_CUTOFF ? labelled : labelled * semanticAgreement(row.cosine, baseline);
-    return { identifier: row.identifier, row, semantic, lexical, base, topic, relevance: fuse(topic, base, 1) };
+    const agreement = semanticAgreement(row.cosine, baseline);
+    const topic = base >= RELEVANCE_CUTOFF ? labelled : labelled * agreement;
+    return { identifier: row.identifier, row, semantic, lexical, base, topic, relevance: fuse(topic, base, 1), agreement };
   });
 }
 
@@ -121,7 +126,7 @@ export function isMatched(c: { identifier: string; base: number }, threshold: Ma
 export function toMatches(scored: ScoredCandidate[], threshold: MatchThreshold): Match[] {
   return scored
     .filter((c) => isMatched(c, threshold))
-    .map(({ row, semantic, lexical, topic, relevance }) => ({
+    .map(({ row, semantic, lexical, topic, relevance, agreement }) => ({
       identifier: row.identifier,
       type: row.type,
       relevance,
@@ -130,6 +135,7 @@ export function toMatches(scored: ScoredCandidate[], threshold: MatchThreshold):
       lexical,
       cosine: row.cosine,
       topic,
+      agreement,
     }))
     .sort((a, b) => b.relevance - a.relevance || compareIdentifiers(a, b));
 }
@@ -169,4 +175,18 @@ export function rankBy(matches: Match[], rankOf: (match: Match) => number): Matc
     .map((match) => ({ match, rank: rankOf(match) }))
     .sort((a, b) => b.rank - a.rank || compareIdentifiers(a.match, b.match))
     .map(({ match, rank }) => (rank === match.relevance ? match : { ...match, score: toScore(rank) }));
+}
+
+/**
+ * The scores a client sees (docs/relevance.md, "What the 0-100 score means"): each match's score x its
+ * scoreConfidence, capped by the score before it so the list stays in score order. The order is the ranking's:
+ * nothing moves, only how sure each score says the match is.
+ */
+export function confidentScores(matches: Match[]): Match[] {
+  let cap = 100;
+  return matches.map((match) => {
+    const score = Math.min(cap, Math.round(match.score * scoreConfidence(match.lexical, match.agreement)));
+    cap = score;
+    return score === match.score ? match : { ...match, score };
+  });
 }
