@@ -27,7 +27,7 @@ import {
 } from '../src/search/relevance';
 import { startRegistry } from '../src/server';
 import { adminQuery, databaseUrl } from '../test/helpers/test-database';
-import { ingestInLanes, labelledQueries, printTable, percentile } from './bench-util';
+import { ingestInLanes, labelledQueries, loadAverage, printTable, percentile } from './bench-util';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 /** BENCH_DATABASE: measure an existing, already indexed database instead of building one (read only). */
@@ -213,12 +213,6 @@ async function measureThroughput(url: string, texts: string[], concurrency: numb
 }
 
 const p50p99 = (ms: number[]) => `${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 99).toFixed(1)} ms`;
-const loadAverage = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
-
 export async function runSearchBench(): Promise<void> {
   const loadAtStart = loadAverage();
   const model = new UseLiteEmbedder();
