@@ -25,6 +25,7 @@ import {
   type PreparedQuery,
   type QueryEmbedder,
 } from '../src/search/relevance';
+import type { SearchService } from '../src/search/search-service';
 import { startRegistry } from '../src/server';
 import { adminQuery, databaseUrl } from '../test/helpers/test-database';
 import { ingestInLanes, labelledQueries, loadAverage, printTable, percentile } from './bench-util';
@@ -163,6 +164,8 @@ async function post(url: string, text: string): Promise<number> {
 interface SideBySide {
   /** POST /search over HTTP, a text the registry has not embedded before. */
   http: number[];
+  /** The search service's search() in-process, the same text right after its POST (embedding cached): no HTTP. */
+  service: number[];
   /** The query embedding alone: the model without the query cache. */
   embedding: number[];
   /** The bare HNSW top-10 (bareTop10) at the search path's ef_search, vector precomputed. */
@@ -170,15 +173,20 @@ interface SideBySide {
 }
 
 /**
- * The three measurements of each text one after another, their order rotating from text to text, so the
- * machine's changing speed moves them alike. The bare scans run on their own connection with the search path's
+ * The three measurements of each text one after another (POST /search followed by the same search in-process),
+ * their order rotating from text to text, so the machine's changing speed moves them alike. The bare scans run on their own connection with the search path's
  * hnsw.ef_search set for the session.
  */
-async function measureSideBySide(url: string, model: Embedder, databaseUrl: string, texts: string[]): Promise<SideBySide> {
+async function measureSideBySide(
+  registry: { url: string; ctx: { search: SearchService } },
+  model: Embedder,
+  databaseUrl: string,
+  texts: string[],
+): Promise<SideBySide> {
   const vectors: number[][] = [];
   for (const text of texts) vectors.push((await model.embed([text]))[0]);
   const handle = await connectDatabase({ databaseUrl, dataDir: '' });
-  const times: SideBySide = { http: [], embedding: [], hnsw: [] };
+  const times: SideBySide = { http: [], service: [], embedding: [], hnsw: [] };
   try {
     await handle.db.connection().execute(async (conn) => {
       await sql.raw(`SET hnsw.ef_search = ${HNSW_EF_SEARCH}`).execute(conn);
@@ -191,7 +199,10 @@ async function measureSideBySide(url: string, model: Embedder, databaseUrl: stri
       };
       for (let i = 0; i < texts.length; i++) {
         const steps = [
-          () => timed(times.http, () => post(url, texts[i])),
+          async () => {
+            await timed(times.http, () => post(registry.url, texts[i]));
+            await timed(times.service, () => registry.ctx.search.search({ text: texts[i], pageSize: 10 }));
+          },
           () => timed(times.embedding, () => model.embed([texts[i]])),
           () => timed(times.hnsw, () => top10(i)),
         ];
@@ -246,7 +257,7 @@ export async function runSearchBench(): Promise<void> {
     const texts = [...queries, ...queries.map((q) => `${q} please`)];
     await post(registry.url, 'warm up the model and the pool');
     // Distinct texts: every request pays for its query embedding (no cache hit).
-    const side = await measureSideBySide(registry.url, model, db.url, texts);
+    const side = await measureSideBySide(registry, model, db.url, texts);
     // The same texts again: the query-embedding cache answers, the database work remains.
     const warm: number[] = [];
     for (const text of queries) warm.push(await post(registry.url, text));
@@ -279,6 +290,7 @@ export async function runSearchBench(): Promise<void> {
         p50p99(side.http),
         'target p50 < 50 ms; interleaved with the two rows below',
       ],
+      ['the same search in-process right after (search service, embedding cached, no HTTP)', p50p99(side.service), ''],
       ['query embedding alone p50 / p99 (the model, no cache)', p50p99(side.embedding), ''],
       [`bare HNSW top-10 p50 / p99 (doc vectors, ef_search ${HNSW_EF_SEARCH}, vector given)`, p50p99(side.hnsw), ''],
       ['floor: embedding p50 + bare HNSW p50', `${floor.toFixed(1)} ms`, ''],
