@@ -288,7 +288,7 @@ export async function runSearchBench(): Promise<void> {
       [
         `latency p50 / p99, new query text (incl. embedding; ${texts.length} texts)`,
         p50p99(side.http),
-        'target p50 < 50 ms; interleaved with the two rows below',
+        'target p50 < 50 ms; interleaved with the three rows below',
       ],
       ['the same search in-process right after (search service, embedding cached, no HTTP)', p50p99(side.service), ''],
       ['query embedding alone p50 / p99 (the model, no cache)', p50p99(side.embedding), ''],
