@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { DEFAULT_SEARCH_TYPE_WEIGHTS, envToConfig, readEnv, type RegistryConfig } from '../src/config';
@@ -62,6 +63,14 @@ export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** The machine's load average over 1, 5 and 15 minutes, for printing beside timing figures. */
+export function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 }
 
 export function printTable(title: string, rows: string[][]): void {

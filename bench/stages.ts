@@ -1,5 +1,8 @@
-// Stage profile of the production ranking over an existing database (read only), and a snapshot of every
-// ranked list so a latency change can be checked to leave ranking untouched (diff two snapshots).
+// Stage profile of the production ranking over an existing database (read only): the embedding, prepareQuery,
+// matchText and rank, and inside matchText each statement stage of the pipeline per call (they overlap: the
+// embedding runs beside the lexical retrieval, the vector retrieval beside the cosines, named entries and topic
+// labels). And a snapshot of every ranked list so a latency change can be checked to leave ranking untouched
+// (diff two snapshots).
 //   npx tsx bench/stages.ts <database> [--snapshot FILE] [--runs N]
 // Queries: the labelled sets (bench/relevance/*.json; Alexandria ones with its type filter). The embedder
 // is uncached, so every query pays for its embedding, as a new query text does in production.
@@ -8,15 +11,39 @@ import path from 'node:path';
 import { connectDatabase } from '../src/db/connect';
 import { ALEXANDRIA_MEDIA_TYPE } from '../src/alexandria/mapping';
 import { normaliseFilter } from '../src/search/query-filter';
-import { matchText, prepareQuery, type QueryEmbedder } from '../src/search/relevance';
+import { matchText, prepareQuery, PRODUCTION_STAGES, type QueryEmbedder, type RankingStages } from '../src/search/relevance';
 import { createSearchService } from '../src/search/search-service';
 import { createPageTokenCodec } from '../src/search/paging';
 import { databaseUrl } from '../test/helpers/test-database';
-import { bundledModel, PRODUCTION_RANKING, percentile, printTable } from './bench-util';
+import { bundledModel, loadAverage, PRODUCTION_RANKING, percentile, printTable } from './bench-util';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+/** PRODUCTION_STAGES with the wall time of each call of a statement stage added to `into[stage name]`. */
+function timedStages(into: Record<string, number[]>): RankingStages {
+  const timed =
+    <A extends unknown[], R>(name: string, stage: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const started = performance.now();
+      try {
+        return await stage(...args);
+      } finally {
+        (into[name] ??= []).push(performance.now() - started);
+      }
+    };
+  const s = PRODUCTION_STAGES;
+  return {
+    ...s,
+    queryWords: timed('  queryWords (vocabulary lookup)', s.queryWords),
+    lexicalRetrieval: timed('  lexicalRetrieval (postings + BM25F)', s.lexicalRetrieval),
+    vectorRetrieval: timed('  vectorRetrieval (HNSW + new candidates)', s.vectorRetrieval),
+    cosineLookup: timed('  cosineLookup (lexical candidates)', s.cosineLookup),
+    namedRetrieval: timed('  namedRetrieval', s.namedRetrieval),
+    topicLabels: timed('  topicLabels', s.topicLabels),
+  };
 }
 
 async function main(): Promise<void> {
@@ -40,12 +67,15 @@ async function main(): Promise<void> {
   });
   const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
   const runs = Number(arg('--runs') ?? 1);
+  const loadAtStart = loadAverage();
   const stage: Record<string, number[]> = {
     embedding: [],
     'prepareQuery (words, terms, embedding)': [],
     'matchText (the pipeline)': [],
     'rank (the pipeline + every matched entry)': [],
   };
+  const pipeline: Record<string, number[]> = {};
+  const stages = timedStages(pipeline);
   const snapshot: Record<string, Array<[string, number]>> = {};
   const search = createSearchService({
     db: handle.db,
@@ -68,7 +98,7 @@ async function main(): Promise<void> {
         stage['prepareQuery (words, terms, embedding)'].push(performance.now() - t);
         // The production path: a fresh text each time (the embedder is uncached anyway).
         t = performance.now();
-        const matches = await matchText({ db: handle.db, embedder, ...PRODUCTION_RANKING }, text, q.filter);
+        const matches = await matchText({ db: handle.db, embedder, ...PRODUCTION_RANKING }, text, q.filter, stages);
         stage['matchText (the pipeline)'].push(performance.now() - t);
         t = performance.now();
         await search.rank(text, q.filter);
@@ -81,9 +111,11 @@ async function main(): Promise<void> {
   } finally {
     await handle.close();
   }
-  printTable(`stages over ${name}, ${stage.embedding.length} queries (ms)`, [
+  printTable(`stages over ${name}, ${stage.embedding.length} queries (ms), load average ${loadAtStart} → ${loadAverage()}`, [
     ['stage', 'p50', 'p95'],
-    ...Object.entries(stage).map(([k, v]) => [k, percentile(v, 50).toFixed(1), percentile(v, 95).toFixed(1)]),
+    ...Object.entries(stage)
+      .flatMap(([k, v]) => (k.startsWith('matchText') ? [[k, v] as const, ...Object.entries(pipeline)] : [[k, v] as const]))
+      .map(([k, v]) => [k, percentile(v, 50).toFixed(1), percentile(v, 95).toFixed(1)]),
   ]);
   const file = arg('--snapshot');
   if (file) fs.writeFileSync(file, JSON.stringify(snapshot, null, 1));
