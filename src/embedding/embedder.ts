@@ -25,8 +25,9 @@ export function normalise(vector: ArrayLike<number>): number[] {
 }
 
 /**
- * Remembers recent query embeddings: orchestrators repeat queries (and page through them),
- * and the embedding is the dominant cost of a search (~15 ms of ~20 ms measured here).
+ * Remembers recent query embeddings: orchestrators repeat queries (and page through them). A new text's
+ * embedding is ~3 ms of a ~30-45 ms search at 10k entries (docs/performance.md), and it takes a core from the
+ * statements beside it: a repeated text answers ~6 ms sooner.
  */
 export function withQueryCache(embedder: Embedder, capacity = 1000): Embedder & { embedOne(text: string): Promise<number[]> } {
   const cache = new Map<string, number[]>();
