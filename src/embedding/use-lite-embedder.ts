@@ -9,10 +9,11 @@
 //   batches, ~250 MB RSS. 'auto' falls back to it when onnxruntime-node cannot be loaded (a platform
 //   without its binaries) and says why through onFallback.
 //
-// TF.js runs on a worker thread (`thread: 'worker'`, the default): TF.js computes synchronously, so on
-// the main thread one query embedding stops the event loop for its whole ~12 ms. On a worker, the SQL a
-// search sends meanwhile runs in PostgreSQL on the other core, other requests are parsed and answered, and
-// ingestion's batches no longer starve /healthz. `thread: 'main'` keeps the old in-process behaviour.
+// Both run on a worker thread (`thread: 'worker'`, the default), with a time limit per text: both compute
+// synchronously, so on the main thread one query embedding stops the event loop for its whole run (~3-12 ms
+// on onnxruntime, ~12 ms on TF.js). On a worker, the SQL a search sends meanwhile runs in PostgreSQL on the
+// other core, other requests are parsed and answered, and ingestion's sentences never hold /healthz.
+// `thread: 'main'` computes on the calling thread.
 import type { EmbeddingRuntime } from '../config';
 import type { Embedder, ModuleLoader } from './embedder';
 import { EmbedderUnavailableError, normalise } from './embedder';
@@ -99,13 +100,13 @@ async function loadInProcess(): Promise<UseModel> {
 export interface UseLiteOptions {
   /** 'auto' (default): onnxruntime, or tfjs when onnxruntime-node cannot be loaded. */
   runtime?: EmbeddingRuntime;
-  /** tfjs only: where the model computes, a worker thread (default) or the calling thread. */
+  /** Where the model computes: a worker thread (default) or the calling thread. */
   thread?: 'worker' | 'main';
   /** The onnxruntime-node import, replaceable in tests. */
   loader?: ModuleLoader;
   /** Why 'auto' runs on TF.js: onnxruntime-node did not load. */
   onFallback?(error: Error): void;
-  /** tfjs only: time limit of one text's embedding on the worker thread (EMBEDDING_ITEM_TIMEOUT_MS). */
+  /** Time limit of one text's embedding on the worker thread (EMBEDDING_ITEM_TIMEOUT_MS). */
   itemTimeoutMs?: number;
 }
 
@@ -136,10 +137,10 @@ function tfjsEngine(thread: 'worker' | 'main', itemTimeoutMs: number): Engine {
   };
 }
 
-async function onnxEngine(loader: ModuleLoader): Promise<Engine> {
+async function onnxEngine(loader: ModuleLoader, thread: 'worker' | 'main', itemTimeoutMs: number): Promise<Engine> {
   let model: UseLiteOnnx;
   try {
-    model = await UseLiteOnnx.load(loader);
+    model = await UseLiteOnnx.load(loader, { thread, itemTimeoutMs });
   } catch (error) {
     throw new EmbedderUnavailableError(
       `the bundled model cannot run on ${ONNX_RUNTIME_PACKAGE}: ${(error as Error).message}; ` +
@@ -166,9 +167,9 @@ export class UseLiteEmbedder implements Embedder {
         itemTimeoutMs = DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS,
       } = this.options;
       if (runtime === 'tfjs') this.engine = Promise.resolve(tfjsEngine(thread, itemTimeoutMs));
-      else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader);
+      else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader, thread, itemTimeoutMs);
       else {
-        this.engine = onnxEngine(loader).catch((error: Error) => {
+        this.engine = onnxEngine(loader, thread, itemTimeoutMs).catch((error: Error) => {
           this.options.onFallback?.(error);
           return tfjsEngine(thread, itemTimeoutMs);
         });

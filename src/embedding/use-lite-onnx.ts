@@ -1,13 +1,17 @@
 // The bundled model on onnxruntime-node: the graph of use-lite-graph.ts over the weights and vocabulary the
 // model package ships, its tokenizer's segmentation in linear time (use-lite-tokenizer.ts), one sentence per
-// run. onnxruntime-node runs a session off the JavaScript thread (run() returns at once); tokenizing is
-// JavaScript, in place: the longest input the model is given (4,096 characters, model-input.ts) takes ~1 ms.
+// run. Tokenizing is JavaScript, in place: the longest input the model is given (4,096 characters,
+// model-input.ts) takes ~1 ms. onnxruntime-node's `run()` computes synchronously on the calling thread (inside a
+// setImmediate), ~90 µs per token, up to ~12 ms for the 128 tokens the model reads: the session runs on a
+// worker thread (`thread: 'worker'`, the default) with a time limit per sentence (EMBEDDING_ITEM_TIMEOUT_MS),
+// so the event loop only posts token ids and reads vectors back.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ModuleLoader } from './embedder';
-import { cutToModelInput } from './model-input';
+import { cutToModelInput, DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS } from './model-input';
 import { readUseLiteWeights, USE_LITE_MAX_TOKENS, useLiteOnnxModel } from './use-lite-graph';
 import { encodeUseLite, type UseLiteTokenizerData } from './use-lite-tokenizer';
+import { ThreadWorker } from '../worker-thread';
 
 export const ONNX_RUNTIME_PACKAGE = 'onnxruntime-node';
 
@@ -57,6 +61,77 @@ interface Job {
   reject(error: Error): void;
 }
 
+/** One sentence's token ids in, its raw vector out: the session on this thread or on a worker thread. */
+interface SentenceRunner {
+  run(ids: number[]): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+const SESSION_OPTIONS = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
+
+async function sessionOnThisThread(ort: OrtModule, model: Uint8Array): Promise<SentenceRunner> {
+  const session = await ort.InferenceSession.create(model, SESSION_OPTIONS);
+  return {
+    run: async (ids) => {
+      const out = await session.run({
+        ids: new ort.Tensor(
+          'int64',
+          BigInt64Array.from(ids, (id) => BigInt(id)),
+          [ids.length],
+        ),
+        positions: new ort.Tensor(
+          'float32',
+          Float32Array.from(ids, (_, i) => i),
+          [ids.length, 1],
+        ),
+      });
+      return Array.from(out.embedding.data);
+    },
+    close: () => session.release(),
+  };
+}
+
+/** The session's program on a worker thread (worker-thread.ts): the same feeds as sessionOnThisThread. */
+const SESSION_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const ort = require(workerData.ort);
+const session = ort.InferenceSession.create(workerData.model, workerData.options);
+parentPort.on('message', ({ id, input }) => {
+  session
+    .then((s) => s.run({
+      ids: new ort.Tensor('int64', BigInt64Array.from(input, (v) => BigInt(v)), [input.length]),
+      positions: new ort.Tensor('float32', Float32Array.from(input, (_, i) => i), [input.length, 1]),
+    }))
+    .then(
+      (out) => parentPort.postMessage({ id, output: Array.from(out.embedding.data) }),
+      (error) => parentPort.postMessage({ id, error: String((error && error.message) || error) }),
+    );
+});
+`;
+
+/**
+ * The session on a worker thread. A sentence past `itemTimeoutMs` fails by name and the worker finishes it (a native
+ * run cannot be cut: terminating the worker mid-run aborts the process), so the next sentence waits behind it; a
+ * sentence is at most 128 tokens, ~12 ms of one core.
+ */
+function sessionOnWorkerThread(model: Uint8Array, itemTimeoutMs: number): SentenceRunner {
+  const thread = new ThreadWorker(
+    SESSION_SOURCE,
+    { ort: require.resolve(ONNX_RUNTIME_PACKAGE), model, options: SESSION_OPTIONS },
+    'the USE-lite ONNX session',
+    undefined,
+    'keep',
+  );
+  return { run: (ids) => thread.request<number[]>(ids, itemTimeoutMs), close: () => thread.close() };
+}
+
+export interface UseLiteOnnxOptions {
+  /** Where the session computes: a worker thread (default) or the calling thread. */
+  thread?: 'worker' | 'main';
+  /** Worker thread only: time limit of one sentence (EMBEDDING_ITEM_TIMEOUT_MS). */
+  itemTimeoutMs?: number;
+}
+
 export class EmbedderClosedError extends Error {
   override name = 'EmbedderClosedError';
 }
@@ -69,22 +144,29 @@ export class UseLiteOnnx {
   private closed = false;
 
   private constructor(
-    private readonly ort: OrtModule,
-    private readonly session: OrtSession,
+    private readonly session: SentenceRunner,
     private readonly tokenizer: Tokenizer,
   ) {}
 
-  static async load(loader: ModuleLoader = requirePackage): Promise<UseLiteOnnx> {
+  /**
+   * Loads the package (through `loader`: a package that does not load fails here, and 'auto' falls back to TF.js), the
+   * tokenizer and the session; on a worker thread, one sentence is run before this returns, so a session that cannot
+   * start fails the load, not the first search.
+   */
+  static async load(loader: ModuleLoader = requirePackage, options: UseLiteOnnxOptions = {}): Promise<UseLiteOnnx> {
     const ort = (await loader(ONNX_RUNTIME_PACKAGE)) as OrtModule;
     const dir = useLiteModelDir();
     const tokenizer = await loadTokenizer(dir);
-    const session = await ort.InferenceSession.create(useLiteOnnxModel(readUseLiteWeights(dir)), {
-      intraOpNumThreads: 1,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-    });
-    return new UseLiteOnnx(ort, session, tokenizer);
+    const model = useLiteOnnxModel(readUseLiteWeights(dir));
+    if (options.thread === 'main') return new UseLiteOnnx(await sessionOnThisThread(ort, model), tokenizer);
+    const session = sessionOnWorkerThread(model, options.itemTimeoutMs ?? DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS);
+    try {
+      await session.run(tokenizer.encode(' '));
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
+    return new UseLiteOnnx(session, tokenizer);
   }
 
   /** One raw (unnormalised) vector per text, in order. */
@@ -111,7 +193,7 @@ export class UseLiteOnnx {
     for (const job of this.jobs.splice(0))
       job.reject(new EmbedderClosedError('the USE-lite ONNX session was closed before this embedding finished'));
     await this.idle;
-    await this.session.release();
+    await this.session.close();
   }
 
   private async drain(): Promise<void> {
@@ -146,18 +228,6 @@ export class UseLiteOnnx {
     const ids = this.tokenizer.encode(cutToModelInput(text)).slice(0, USE_LITE_MAX_TOKENS);
     // Only the empty string has no tokens, and the embedder sends ' ' for it (as to TF.js).
     if (ids.length === 0) throw new Error('USE-lite: a text with no tokens cannot be embedded');
-    const out = await this.session.run({
-      ids: new this.ort.Tensor(
-        'int64',
-        BigInt64Array.from(ids, (id) => BigInt(id)),
-        [ids.length],
-      ),
-      positions: new this.ort.Tensor(
-        'float32',
-        Float32Array.from(ids, (_, i) => i),
-        [ids.length, 1],
-      ),
-    });
-    return Array.from(out.embedding.data);
+    return this.session.run(ids);
   }
 }

@@ -3,6 +3,7 @@ import { glossFor } from '../../src/catalog/product-glossary';
 import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
 import { EmbedderClosedError, ONNX_RUNTIME_PACKAGE, requirePackage } from '../../src/embedding/use-lite-onnx';
+import { WorkerTimeoutError } from '../../src/worker-thread';
 import { loadCorpusEntries } from '../helpers/corpus';
 
 // The bundled model on onnxruntime-node (the package's weights as an ONNX graph, src/embedding/use-lite-graph.ts)
@@ -97,7 +98,8 @@ describe('the bundled model on onnxruntime-node', () => {
         },
       };
     };
-    const counted = new UseLiteEmbedder({ runtime: 'onnxruntime', loader });
+    // On the calling thread, where the loader's session is the one that runs (the order is the same on a worker).
+    const counted = new UseLiteEmbedder({ runtime: 'onnxruntime', thread: 'main', loader });
     try {
       const [alone] = await counted.embed(['a']);
       expect(runs).toEqual([1]);
@@ -119,7 +121,33 @@ describe('the bundled model on onnxruntime-node', () => {
     }
   });
 
-  it('keeps the event loop turning while it embeds (onnxruntime-node runs the session off the JavaScript thread)', async () => {
+  it('computes on a worker thread the vectors of the calling thread, exactly', async () => {
+    const onThisThread = new UseLiteEmbedder({ runtime: 'onnxruntime', thread: 'main' });
+    try {
+      const texts = [...corpusTexts.slice(0, 30), ...edgeTexts];
+      expect(await onnx.embed(texts)).toEqual(await onThisThread.embed(texts));
+    } finally {
+      await onThisThread.close();
+    }
+  });
+
+  it('a sentence past EMBEDDING_ITEM_TIMEOUT_MS fails by name; the worker finishes it and answers the next', async () => {
+    // 1 ms: a 128-token sentence takes ~12 ms of the worker's thread, a limit only work off the event loop can have.
+    const limited = new UseLiteEmbedder({ runtime: 'onnxruntime', itemTimeoutMs: 1 });
+    try {
+      const [expected] = await onnx.embed(['weather forecast']);
+      await expect(limited.embed([edgeTexts.at(-1)!])).rejects.toBeInstanceOf(WorkerTimeoutError);
+      await expect(limited.embed([edgeTexts.at(-1)!])).rejects.toThrow('the USE-lite ONNX session did not finish within');
+      // Past its limit too (1 ms), or answered if the worker caught up: never another sentence's vector.
+      const next = await limited.embed(['weather forecast']).catch((error: Error) => error);
+      if (next instanceof Error) expect(next).toBeInstanceOf(WorkerTimeoutError);
+      else expect(next[0]).toEqual(expected);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('keeps the event loop turning while it embeds (the session runs on a worker thread)', async () => {
     let ticks = 0;
     const timer = setInterval(() => ticks++, 1);
     await onnx.embed(Array.from({ length: 64 }, (_, i) => `a longer text to embed, number ${i}, about tools`));
