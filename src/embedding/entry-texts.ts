@@ -8,6 +8,11 @@ import { searchableText } from '../catalog/catalog-entry';
 
 export const ENTRY_VECTOR_FIELDS = ['doc', 'description'] as const;
 export type EntryVectorField = (typeof ENTRY_VECTOR_FIELDS)[number];
+/**
+ * The fields with an HNSW index, those the vector retrieval scans (VECTOR_RETRIEVAL_FIELDS); the others only score
+ * candidates by identifier, so an index on them would cost every write its inserts for nothing (decision 0035).
+ */
+export const INDEXED_VECTOR_FIELDS: readonly EntryVectorField[] = ['doc'];
 
 /**
  * The text of each field; an empty string means the entry has no such field (no vector is stored). `gloss` is

@@ -8,7 +8,7 @@ import type { Database } from '../db/schema';
 import { getSetting, setSetting } from '../db/settings';
 import type { Embedder } from './embedder';
 import { withQueryCache } from './embedder';
-import { ENTRY_VECTOR_FIELDS, entryEmbeddingTexts } from './entry-texts';
+import { ENTRY_VECTOR_FIELDS, entryEmbeddingTexts, INDEXED_VECTOR_FIELDS } from './entry-texts';
 import { fillTagVectors } from './tag-vectors';
 import type { CatalogEntry } from '../catalog/catalog-entry';
 
@@ -143,13 +143,13 @@ export async function entriesMissingVectors(
 /** The graph options of every HNSW index (db/migrations/0008_hnsw_graph.sql measured them: recall@10 0.978 at ef_search 100). */
 export const HNSW_INDEX_OPTIONS = 'm = 24, ef_construction = 128';
 
-/** A partial HNSW index per (model, field), on the expression search orders by. */
+/** A partial HNSW index per (model, retrieval field), on the expression search orders by. */
 async function ensureVectorIndex(db: Kysely<Database>, model: Embedder): Promise<void> {
   const safe = model.id
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .slice(0, 40);
-  for (const field of ENTRY_VECTOR_FIELDS) {
+  for (const field of INDEXED_VECTOR_FIELDS) {
     await sql`CREATE INDEX IF NOT EXISTS ${sql.raw(`entry_vectors_${safe}_${field}_hnsw`)} ON entry_vectors
       USING hnsw ((embedding::vector(${sql.raw(String(model.dimensions))})) vector_cosine_ops) WITH (${sql.raw(HNSW_INDEX_OPTIONS)})
       WHERE model = ${sql.lit(model.id)} AND field = ${sql.lit(field)}`.execute(db);

@@ -88,13 +88,12 @@ describe('search storage (migration 0007)', () => {
     expect(index.rows[0]?.indexdef).toMatch(/\(value\) WHERE \(\(field = 'tags'::text\) AND \(entries > 0\)\)/);
   });
 
-  it('the HNSW indexes are built with the measured graph options (migration 0008, HNSW_INDEX_OPTIONS)', async () => {
+  it('the retrieval field has its HNSW index, with the measured graph options (migration 0008, HNSW_INDEX_OPTIONS); the description has none (migration 0020)', async () => {
     const rows = await sql<{ relname: string; reloptions: string[] }>`
       SELECT relname, reloptions FROM pg_class WHERE relname IN ('entry_vectors_use_lite_doc_hnsw', 'entry_vectors_use_lite_description_hnsw')
       ORDER BY relname`.execute(demo.db);
     const expected = HNSW_INDEX_OPTIONS.split(',').map((o) => o.replace(/\s+/g, ''));
     expect(rows.rows.map((r) => [r.relname, [...r.reloptions].sort()])).toEqual([
-      ['entry_vectors_use_lite_description_hnsw', [...expected].sort()],
       ['entry_vectors_use_lite_doc_hnsw', [...expected].sort()],
     ]);
   });

@@ -9,6 +9,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { PREPARED_STATEMENT } from '../../db/prepared-statements';
 import type { Database } from '../../db/schema';
 import { toVectorLiteral } from '../../db/vector-literal';
+import { INDEXED_VECTOR_FIELDS } from '../../embedding/entry-texts';
 import { filterToSql, type NormalisedFilter } from '../query-filter';
 import { identifiersNamedIn, urlsNamedIn } from '../query-text';
 import { PREFIX_WEIGHT, type LexicalQuery, type PreparedQuery } from './query-understanding';
@@ -38,7 +39,7 @@ export const SEMANTIC_FIELDS = ['doc', 'description'] as const;
  * MRR@10 0.746 with both, 0.749 with doc alone; Alexandria unchanged) and cost a second HNSW scan plus the
  * signals of ~100 more candidates (docs/performance.md).
  */
-export const VECTOR_RETRIEVAL_FIELDS: readonly string[] = ['doc'];
+export const VECTOR_RETRIEVAL_FIELDS: readonly string[] = INDEXED_VECTOR_FIELDS;
 /** Entries one identifier prefix in a query may name ("urn:air:github.com:neo4j-contrib" -> its servers). */
 export const NAMED_PREFIX_LIMIT = 100;
 
