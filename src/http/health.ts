@@ -15,25 +15,18 @@ export interface Readiness {
 
 export async function checkReadiness(ctx: Pick<AppContext, 'db'>, draining: boolean): Promise<Readiness> {
   if (draining) return { ready: false, problems: ['the registry is shutting down'] };
-  const pools = { database: ctx.db };
-  const problems = (
-    await Promise.all(
-      Object.entries(pools).map(async ([name, db]) => {
-        let timer: NodeJS.Timeout | undefined;
-        const deadline = new Promise<string>((resolve) => {
-          timer = setTimeout(() => resolve(`the ${name} did not answer within ${READINESS_TIMEOUT_MS} ms`), READINESS_TIMEOUT_MS);
-        });
-        const probe = sql`SELECT 1`.execute(db).then(
-          () => null,
-          () => `the ${name} is unreachable`,
-        );
-        try {
-          return await Promise.race([probe, deadline]);
-        } finally {
-          clearTimeout(timer);
-        }
-      }),
-    )
-  ).filter((p): p is string => p !== null);
-  return { ready: problems.length === 0, problems };
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`the database did not answer within ${READINESS_TIMEOUT_MS} ms`), READINESS_TIMEOUT_MS);
+  });
+  const probe = sql`SELECT 1`.execute(ctx.db).then(
+    () => null,
+    () => 'the database is unreachable',
+  );
+  try {
+    const problem = await Promise.race([probe, deadline]);
+    return problem === null ? { ready: true, problems: [] } : { ready: false, problems: [problem] };
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -194,10 +194,10 @@ async function timed<T>(timings: SearchTimings | undefined, stage: SearchStage, 
 
 /**
  * A page's entry as a result: the entry as stored plus `score`, `source` (this registry, or the peer a mirrored
- * entry comes from: docs/federation.md "Mirroring") and, when it stands for others of its product, `@collapsed`.
+ * entry comes from: docs/federation.md "Mirroring"), the tools the text matched (`@matchedTools`) and, when it
+ * stands for others of its product, `@collapsed`.
  */
-export function searchResultOf(r: PagedEntry, publicUrl: string, matchedTools: string[]): SearchResultItem {
-  // A mirrored entry names the peer it is mirrored from (docs/federation.md "Mirroring").
+function searchResultOf(r: PagedEntry, publicUrl: string, matchedTools: string[]): SearchResultItem {
   return {
     ...r.entry,
     '@matchedTools': matchedTools,
