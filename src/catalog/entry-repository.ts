@@ -28,6 +28,11 @@ export interface PreparedEntry extends EntryToStore {
   gloss: string;
   /** Its tools with their descriptions (entry-tools.ts): indexed, never part of the entry served. */
   tools: EntryTool[];
+  /**
+   * Its card could not be read this time (answered 304, failed, or past CRAWL_MAX_CARDS): the write keeps the tools
+   * stored with it ([] for a new entry) instead of `tools`, from the stored state it reads anyway.
+   */
+  keepStoredTools?: boolean;
 }
 
 export function prepareEntry(input: EntryToStore, glossary: ProductGlossary = PRODUCT_GLOSSARY): PreparedEntry {

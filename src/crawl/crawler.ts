@@ -9,7 +9,6 @@ import {
   liveClaimsOfOtherSources,
   liveEntriesOfSource,
   prepareEntry,
-  storedHashes,
   tombstoneMissingFromSource,
   type PreparedEntry,
 } from '../catalog/entry-repository';
@@ -660,23 +659,18 @@ class CrawlSession {
    */
   private async readCards(): Promise<void> {
     const referenced = this.accepted.filter((item) => hasToolCard(item.entry.type) && typeof item.entry.url === 'string');
-    if (referenced.length === 0) return;
-    const stored = await storedHashes(
-      this.deps.db,
-      referenced.map((item) => item.entry.identifier),
-    );
     for (const [position, item] of referenced.entries()) {
-      const before = stored.get(item.entry.identifier)?.tools ?? [];
       if (position >= this.deps.config.maxCards) {
         this.cards.overLimit++;
-        item.tools = before;
+        item.keepStoredTools = true;
         continue;
       }
       const card = await this.fetchCard(item.entry.url as string, item.origin, item.entry.type);
       if (card === 'not-modified') this.cards.notModified++;
       else if (card === 'failed') this.cards.failed++;
       else this.cards.fetched++;
-      item.tools = typeof card === 'string' ? before : toolsOfCard(item.entry.type, card.json);
+      if (typeof card === 'string') item.keepStoredTools = true;
+      else item.tools = toolsOfCard(item.entry.type, card.json);
     }
   }
 

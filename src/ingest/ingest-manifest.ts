@@ -243,6 +243,7 @@ async function selectChanged(db: Kysely<Database>, prepared: PreparedEntry[]) {
   const reattributed: PreparedEntry[] = [];
   for (const item of prepared) {
     const before = stored.get(item.entry.identifier);
+    if (item.keepStoredTools) item.tools = before?.tools ?? [];
     if (!before) {
       added++;
       changed.push(item);
