@@ -394,6 +394,8 @@ const productionUncut: Ranker = { name: 'uncut', ...PRODUCTION_RANKING, ablation
 const withoutTypeWeights: Ranker = { name: '- type weights', collapse: true };
 /** Every text one need: the ranking before need texts and the coverage-first page (docs/relevance.md, "Several needs"). */
 const withoutNeeds: Ranker = { name: '- several needs', ...PRODUCTION, ablations: { needs: false } };
+/** The clauses' needs only: none implied by a file path, a relative date or a web address (need-texts.ts). */
+const withoutImpliedNeeds: Ranker = { name: '- implied needs', ...PRODUCTION, ablations: { impliedNeeds: false } };
 const RANKERS: Ranker[] = [
   production,
   { name: 'semantic only', ...PRODUCTION, ablations: { signals: { lexical: false }, cutoff: 0 } },
@@ -404,6 +406,7 @@ const RANKERS: Ranker[] = [
   { name: '- topic labels', ...PRODUCTION, ablations: { topics: false } },
   { name: '- minimum matches', ...PRODUCTION, ablations: { minimumMatches: 0 } },
   withoutNeeds,
+  withoutImpliedNeeds,
   { name: 'semantic: doc only', ...PRODUCTION, ablations: { semanticFields: ['doc'] } },
   ...[0.1, 0.25].map((boost) => ({ name: `+ verified boost ${boost}`, ...PRODUCTION, entryStates: verifiedBoost(boost) })),
   { name: '- archived demotion', ...PRODUCTION, entryStates: { ...PRODUCTION.entryStates!, archivedDemotion: 0 } },
@@ -493,7 +496,11 @@ async function externalBenchmark(embedder: QueryEmbedder, report: Record<string,
         embedder,
         queries,
         suffix,
-        suffix === ' - glossary' ? [production] : suffix ? [production, plainBm25Ranker()] : [production, withoutNeeds, plainBm25Ranker()],
+        suffix === ' - glossary'
+          ? [production]
+          : suffix
+            ? [production, plainBm25Ranker()]
+            : [production, withoutNeeds, withoutImpliedNeeds, plainBm25Ranker()],
         report,
       );
     } finally {

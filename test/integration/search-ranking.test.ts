@@ -190,6 +190,26 @@ describe('hybrid ranking (ARD §7.2)', () => {
   });
 });
 
+describe('implied needs (docs/relevance.md "Several needs")', () => {
+  const deps = () => ({ db: registry.ctx.db, embedder: registry.ctx.embedder });
+  const firstPage = async (text: string, stages = ablatedStages({})) =>
+    (await matchText(deps(), text, [], stages)).slice(0, 10).map((m) => m.identifier);
+  const FILES = ['urn:air:github.com:modelcontextprotocol:servers:filesystem', 'urn:air:github.com:rust-mcp-stack:rust-mcp-filesystem'];
+  const TIME = 'urn:air:github.com:modelcontextprotocol:servers:time';
+
+  it.each([
+    ['Compare the most popular Kubernetes operators on GitHub and write the comparison to /home/me/notes/operators.md', FILES],
+    ['Look up the weather forecast for Lisbon and book a table for two at a seafood restaurant next Friday', [TIME]],
+  ])('the first page of "%s" holds an entry for the need its words do not name', async (text, answers) => {
+    const withImplied = await firstPage(text);
+    const withoutImplied = await firstPage(text, ablatedStages({ impliedNeeds: false }));
+    expect(withImplied.some((id) => answers.includes(id))).toBe(true);
+    expect(withoutImplied.some((id) => answers.includes(id))).toBe(false);
+    // The whole text's best keeps the first place.
+    expect(withImplied[0]).toBe(withoutImplied[0]);
+  });
+});
+
 describe('an entry that says it is archived or deprecated (SEARCH_ARCHIVED_DEMOTION, docs/relevance.md)', () => {
   it('ranks below an active entry doing the same job, and at its own rank with the demotion off', async () => {
     const withDemotion = await search('sqlite');

@@ -1,4 +1,13 @@
-import { assembleNeedPage, MAX_NEEDS, MIN_SPLIT_WORDS, needTexts, type Match } from '../../src/search/relevance';
+import {
+  assembleNeedPage,
+  clauseNeedTexts,
+  impliedNeeds,
+  IMPLIED_NEEDS,
+  MAX_NEEDS,
+  MIN_SPLIT_WORDS,
+  needTexts,
+  type Match,
+} from '../../src/search/relevance';
 
 function match(identifier: string, score: number): Match {
   return { identifier, score, relevance: score / 100, type: null, semantic: 0, lexical: 0, cosine: 0, topic: 0, agreement: 0 };
@@ -21,7 +30,7 @@ describe('need texts: a text that asks for several things', () => {
       'my after-tax income last month was 15,000 CNY',
       'I would like to know my tax',
     ]);
-    expect(needTexts('please summarise the paper in /root/pdf/WebArena.pdf for me in five short bullet points')).toEqual([]);
+    expect(clauseNeedTexts('please summarise the paper in /root/pdf/WebArena.pdf for me in five short bullet points')).toEqual([]);
   });
 
   it(`keeps a text of fewer than ${MIN_SPLIT_WORDS} words whole`, () => {
@@ -40,6 +49,48 @@ describe('need texts: a text that asks for several things', () => {
     const needs = needTexts('fetch the page, extract the images, describe each image, translate the text, write a summary report');
     expect(needs).toHaveLength(MAX_NEEDS);
     expect(needs[MAX_NEEDS - 1]).toBe('translate the text write a summary report');
+  });
+});
+
+describe('implied needs: what a task needs without naming it', () => {
+  const [files, date, page] = IMPLIED_NEEDS.map((implied) => implied.need);
+
+  it('a local file path implies reading and writing files; the need follows the clauses', () => {
+    expect(needTexts('Generate a deep report of bitcoin and save it in /root/markdown/bitcoin.md for me to read later')).toEqual([
+      'Generate a deep report of bitcoin',
+      'save it in /root/markdown/bitcoin.md for me to read later',
+      files,
+    ]);
+    // One clause: the whole text is its need, and the implied one is the only other.
+    expect(needTexts('please summarise the paper in /root/pdf/WebArena.pdf for me in five short bullet points')).toEqual([files]);
+    for (const path of ['~/notes/today.md', './out/report.csv', '/report.docx', 'C:\\Users\\me\\plan.xlsx']) {
+      expect(impliedNeeds(`write it to ${path}`)).toEqual([files]);
+    }
+  });
+
+  it('a slash that is no path implies nothing: "and/or", "24/7", "CI/CD", the path of a web address', () => {
+    for (const text of ['cats and/or dogs', 'support 24/7', 'our CI/CD pipeline', 'km/h']) expect(impliedNeeds(text)).toEqual([]);
+    expect(impliedNeeds('summarise https://example.com/blog/post')).toEqual([page]);
+  });
+
+  it('a date computed from the day the task runs implies the current date; a remembered or fresh one does not', () => {
+    for (const text of [
+      'tickets for next Wednesday',
+      'a hotel from tomorrow',
+      'the last 24h of BTC',
+      'over the past 7 days',
+      'in 3 days',
+      'good dates in the near future',
+    ]) {
+      expect(impliedNeeds(text)).toEqual([date]);
+    }
+    for (const text of ["today's news", "in yesterday's call", 'what it told me last week', 'the latest prices', 'the current price']) {
+      expect(impliedNeeds(text)).toEqual([]);
+    }
+  });
+
+  it(`implies nothing in a text of fewer than ${MIN_SPLIT_WORDS} words`, () => {
+    expect(needTexts('save it to /root/notes/x.md')).toEqual([]);
   });
 });
 

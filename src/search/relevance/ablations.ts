@@ -8,6 +8,7 @@ import { calibrate, matchThreshold, MINIMUM_MATCHES, RELEVANCE_CUTOFF, type Cali
 import { semanticSignal } from './signals';
 import { topicLabels } from './topic-labels';
 import { PRODUCTION_STAGES, type RankingStages } from './pipeline';
+import { clauseNeedTexts } from './need-texts';
 
 /** What an ablation changes; everything left out is production. */
 export interface RankingAblations {
@@ -29,6 +30,8 @@ export interface RankingAblations {
   postingsPerLexeme?: number;
   /** false: every text is one need (no need texts, no coverage-first page). */
   needs?: boolean;
+  /** false: the clauses' needs only, none implied by a path, a relative date or a web address. */
+  impliedNeeds?: boolean;
 }
 
 const lexicalOnly: CalibrationStage = (row) => ({ semantic: 0, lexical: row.lexical });
@@ -45,7 +48,7 @@ export function ablatedStages(ablations: RankingAblations): RankingStages {
   const minimum = ablations.minimumMatches ?? MINIMUM_MATCHES;
   return {
     ...PRODUCTION_STAGES,
-    needTexts: ablations.needs === false ? () => [] : PRODUCTION_STAGES.needTexts,
+    needTexts: ablations.needs === false ? () => [] : ablations.impliedNeeds === false ? clauseNeedTexts : PRODUCTION_STAGES.needTexts,
     queryWords: ablatedQueryWords(ablations.expansions !== false, ablations.corrections !== false),
     lexicalRetrieval: lexical ? lexicalRetrieval(ablations.postingsPerLexeme ?? POSTINGS_PER_LEXEME, fields) : async () => [],
     vectorRetrieval: vectorRetrieval(fields),

@@ -1,8 +1,11 @@
 // Query understanding, first step: a text that asks for several things ("find the trending repositories, read
 // the top one's wiki, then draft an intro in /root/markdown/intro.md") is split into need texts, each ranked
 // through the whole pipeline on its own (pipeline.ts) and the first page assembled to hold the best entry of
-// each (need-page.ts). Only the text's own punctuation and connectives decide: sentences, clauses after a
-// comma or semicolon, "and" / "then" / "and then" between clauses. Nothing here knows a product.
+// each (need-page.ts). The text's own punctuation and connectives decide the split: sentences, clauses after a
+// comma or semicolon, "and" / "then" / "and then" between clauses. Three forms in a task imply a need its words
+// do not name (impliedNeeds): a local file path (files to read or write), a date relative to today (the current
+// date), a web address (a page to fetch). Nothing here knows a product: each implied need is a sentence about an
+// operation, ranked like any need, so whatever entry of the index has that operation answers it.
 import { tokenize } from '../query-text';
 
 /**
@@ -33,8 +36,57 @@ const SENTENCE_END = /(?<=[.!?;。！？；])\s+|\n+/u;
 // "then" / "and" between words.
 const CLAUSE_BREAK = /(?<!\p{N})[,，]\s*(?:(?:and then|and|then)\s+)?|\s+(?:and then|then|and)\s+/iu;
 
-export const needTexts: NeedTextsStage = (text) => {
+/** An implied need: the form in a task's text that implies it, and the need's text, ranked like a clause's. */
+interface ImpliedNeed {
+  form: RegExp;
+  need: string;
+}
+
+const WEEKDAY = '(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
+const SPAN = '(?:hours?|h|days?|weeks?|months?|years?)';
+
+/**
+ * The implied needs, in this order after the clauses. The forms are conservative: a path starts a word with `/`,
+ * `~/`, `./` or a drive letter and has two segments or a file extension (not "and/or", "24/7", "CI/CD", nor the
+ * path inside a web address); a date is one to compute from the day the task runs: ahead of it ("tomorrow", "next
+ * Wednesday", "in 3 days") or a span back from it ("the last 24h", "past 7 days"). Not "today", "yesterday's
+ * call" or "last week", which place something the user remembers, nor "latest" or "current", which ask for
+ * fresh data rather than for the date.
+ */
+export const IMPLIED_NEEDS: readonly ImpliedNeed[] = [
+  {
+    form: /(?:^|[\s"'“‘(（])(?:(?:~|\.{1,2})?\/[\w.-]+\/[\w./-]*|(?:~|\.{1,2})?\/[\w-]+\.\w{2,5}\b|[A-Za-z]:\\[\w.\\-]+)/u,
+    need: 'read and write files and directories on the local file system',
+  },
+  {
+    form: new RegExp(
+      `\\b(?:tomorrow|tonight|near future|(?:next|this coming) (?:${WEEKDAY}|week|weekend|month|year)|` +
+        `(?:last|past|next) (?:\\d+ ?${SPAN}|24h)|in \\d+ ${SPAN}|\\d+ ${SPAN} (?:ago|from now))\\b`,
+      'iu',
+    ),
+    need: 'get the current date and time',
+  },
+  { form: /\bhttps?:\/\/[^\s/]+\/\S+/iu, need: 'fetch a web page from its URL and read its content' },
+];
+
+/** The needs a task's text implies without naming them (IMPLIED_NEEDS), in IMPLIED_NEEDS' order. */
+export function impliedNeeds(text: string): string[] {
+  return IMPLIED_NEEDS.filter((implied) => implied.form.test(text)).map((implied) => implied.need);
+}
+
+/** The clauses' needs and the implied ones of a text of MIN_SPLIT_WORDS words or more. */
+export const needTexts: NeedTextsStage = (text) =>
+  tokenize(text).length < MIN_SPLIT_WORDS ? [] : [...clauseNeedTexts(text), ...impliedNeeds(text)];
+
+/** The clauses' needs alone (the benchmark's `- implied needs`). */
+export const clauseNeedTexts: NeedTextsStage = (text) => {
   if (tokenize(text).length < MIN_SPLIT_WORDS) return [];
+  const clauses = clauseNeeds(text);
+  return clauses.length > 1 ? clauses : [];
+};
+
+/** The text's clauses as needs (MIN_NEED_WORDS, MAX_NEEDS); one need when it asks for one thing. */
+function clauseNeeds(text: string): string[] {
   const clauses = text
     .split(SENTENCE_END)
     .flatMap((sentence) => sentence.split(CLAUSE_BREAK))
@@ -55,5 +107,5 @@ export const needTexts: NeedTextsStage = (text) => {
     else needs.push(pending);
   }
   if (needs.length > MAX_NEEDS) needs.splice(MAX_NEEDS - 1, needs.length, needs.slice(MAX_NEEDS - 1).join(' '));
-  return needs.length > 1 ? needs : [];
-};
+  return needs;
+}
