@@ -1,5 +1,6 @@
 // What a server or agent can do, tool by tool: the tools of an MCP server card (`tools`: name, description,
-// inputSchema) and the skills of an A2A agent card (`skills`: name, description, tags, examples), read from
+// inputSchema) and the skills of an A2A agent card (`skills`: name, description, tags and examples, the last two
+// indexed as part of the skill's description), read from
 // the card an entry carries inline (`data`, ARD §4.3) or that the crawler fetched from its `url`. Indexed
 // beside the entry (entries.tools, migration 0019), never part of the entry served.
 import { storableText } from '../storable-text';
@@ -52,11 +53,27 @@ export function toolsOfCard(type: string, card: unknown): EntryTool[] {
     if (name === '' || seen.has(name)) continue;
     seen.add(name);
     const limit = Math.max(0, Math.min(budget, TOOL_LIMITS.descriptionCharacters));
-    const description = typeof item.description === 'string' ? storableText(item.description.trim().slice(0, limit)) : '';
+    const description = storableText(describedBy(item, member).slice(0, limit));
     budget -= description.length;
     tools.push({ name, description });
   }
   return tools;
+}
+
+/**
+ * A tool's text: its `description`, and for an A2A skill its `tags` and `examples` (A2A AgentSkill), which say in
+ * the words of users what the skill is for ("Tags: maps, routing", "Examples: plan a route for three stops").
+ */
+function describedBy(item: Record<string, unknown>, member: 'tools' | 'skills'): string {
+  const description = typeof item.description === 'string' ? item.description.trim() : '';
+  if (member === 'tools') return description;
+  const strings = (value: unknown) =>
+    Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim()) : [];
+  const tags = strings(item.tags);
+  const examples = strings(item.examples);
+  return [description, tags.length > 0 ? `Tags: ${tags.join(', ')}.` : '', examples.length > 0 ? `Examples: ${examples.join('; ')}.` : '']
+    .filter((part) => part !== '')
+    .join(' ');
 }
 
 /** The tools of the card an entry carries inline (`data`); [] when it has none. */

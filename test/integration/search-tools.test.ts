@@ -91,6 +91,41 @@ it('finds a server by what a tool description says, names that tool, and serves 
   expect(byName?.['@matchedTools']).toEqual([]);
 });
 
+// A2A AgentSkill: `tags` and `examples` say in users' words what a skill is for.
+it("finds an agent by the words of its skills' tags and examples, and names the skill", async () => {
+  const agent = {
+    identifier: 'urn:air:fleet.test:agent:quay-planner',
+    displayName: 'Quay Planner',
+    type: 'application/a2a-agent-card+json',
+    description: 'Plans work for port operators.',
+    data: {
+      name: 'Quay Planner',
+      skills: [
+        {
+          id: 'berths',
+          name: 'Berth allocation',
+          description: 'Assigns berths.',
+          tags: ['stevedoring'],
+          examples: ['which gantry cranes are idle tonight'],
+        },
+      ],
+    },
+  };
+  const report = await ingestManifest(
+    { db: registry.ctx.db, embedder: registry.ctx.embedder },
+    { specVersion: '1.0', entries: [agent] },
+    { origin: 'test:search-tools-skills' },
+  );
+  expect(report.rejected).toEqual([]);
+  expect(await storedToolsOf(agent.identifier)).toEqual([
+    { name: 'Berth allocation', description: 'Assigns berths. Tags: stevedoring. Examples: which gantry cranes are idle tonight.' },
+  ]);
+  for (const text of ['stevedoring', 'idle gantry cranes']) {
+    const found = (await search(text)).find((r) => r.identifier === agent.identifier);
+    expect(found?.['@matchedTools']).toEqual(['Berth allocation']);
+  }
+});
+
 // ARD §6 (web ingestion), v0.91 §4.3 (`url` references the artifact, here a server card).
 it('stores the tools of a crawled server card and refreshes them when the entry is crawled again (ARD §6, v0.91 §4.3)', async () => {
   const host = 'cards.test';

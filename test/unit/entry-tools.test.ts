@@ -16,12 +16,39 @@ describe('toolsOfCard', () => {
       ],
     };
     expect(toolsOfCard(A2A, a2a)).toEqual([
-      { name: 'Route planner', description: 'Plans a delivery route.' },
+      { name: 'Route planner', description: 'Plans a delivery route. Tags: maps.' },
       { name: 'eta', description: 'Estimates arrival times.' },
     ]);
     // Each type reads its own member only.
     expect(toolsOfCard(MCP, a2a)).toEqual([]);
     expect(toolsOfCard(A2A, mcp)).toEqual([]);
+  });
+
+  it("indexes an A2A skill's tags and examples with its description, within the description's limit", () => {
+    const card = {
+      skills: [
+        {
+          id: 'invoices',
+          description: 'Reconciles invoices.',
+          tags: ['finance', ' ', 3, 'accounting'],
+          examples: ['match May invoices to the bank statement'],
+        },
+        { id: 'tagged-only', tags: ['travel'] },
+        { id: 'long', description: 'd'.repeat(TOOL_LIMITS.descriptionCharacters), examples: ['cut off'] },
+      ],
+    };
+    expect(toolsOfCard(A2A, card)).toEqual([
+      {
+        name: 'invoices',
+        description: 'Reconciles invoices. Tags: finance, accounting. Examples: match May invoices to the bank statement.',
+      },
+      { name: 'tagged-only', description: 'Tags: travel.' },
+      { name: 'long', description: 'd'.repeat(TOOL_LIMITS.descriptionCharacters) },
+    ]);
+    // An MCP tool's own members beyond its description are not read.
+    expect(toolsOfCard(MCP, { tools: [{ name: 'a', description: 'does a', tags: ['x'] }] })).toEqual([
+      { name: 'a', description: 'does a' },
+    ]);
   });
 
   it('gives no tools for other types, cards without a list, or a list announced as dynamic', () => {
