@@ -63,13 +63,32 @@ describe('implied needs: what a task needs without naming it', () => {
     ]);
     // One clause: the whole text is its need, and the implied one is the only other.
     expect(needTexts('please summarise the paper in /root/pdf/WebArena.pdf for me in five short bullet points')).toEqual([files]);
-    for (const path of ['~/notes/today.md', './out/report.csv', '/report.docx', 'C:\\Users\\me\\plan.xlsx']) {
+    for (const path of [
+      '~/notes/today.md',
+      './out/report.csv',
+      '/report.docx',
+      '/root/pdf',
+      '/home/me/x',
+      '~/Downloads',
+      'C:\\Users\\me\\plan.xlsx',
+      'D:\\work',
+    ]) {
       expect(impliedNeeds(`write it to ${path}`)).toEqual([files]);
     }
   });
 
   it('a slash that is no path implies nothing: "and/or", "24/7", "CI/CD", the path of a web address', () => {
-    for (const text of ['cats and/or dogs', 'support 24/7', 'our CI/CD pipeline', 'km/h']) expect(impliedNeeds(text)).toEqual([]);
+    for (const text of [
+      'cats and/or dogs',
+      'support 24/7',
+      'our CI/CD pipeline',
+      'km/h',
+      'call /v1/chat/completions',
+      'post it on /r/rust',
+      'TCP/IP and I/O',
+    ]) {
+      expect(impliedNeeds(text)).toEqual([]);
+    }
     expect(impliedNeeds('summarise https://example.com/blog/post')).toEqual([page]);
   });
 

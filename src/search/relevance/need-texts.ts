@@ -42,20 +42,27 @@ interface ImpliedNeed {
   need: string;
 }
 
+/** The top directories that make an absolute path without a file extension a local one ("/root/pdf"), not a web API's ("/v1/chat"). */
+const FILE_SYSTEM_ROOTS = 'root|home|users|tmp|var|mnt|media|data|opt|srv|etc|workspace|usr';
 const WEEKDAY = '(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
 const SPAN = '(?:hours?|h|days?|weeks?|months?|years?)';
 
 /**
  * The implied needs, in this order after the clauses. The forms are conservative: a path starts a word with `/`,
- * `~/`, `./` or a drive letter and has two segments or a file extension (not "and/or", "24/7", "CI/CD", nor the
- * path inside a web address); a date is one to compute from the day the task runs: ahead of it ("tomorrow", "next
+ * `~/`, `./` or a drive letter and ends in a file name with an extension ("/report.docx"), or starts with `~/`,
+ * `./` or a file system's top directory ("/root/pdf", "/home/me", "/tmp/x"): not "and/or", "24/7", "CI/CD", an
+ * API's path ("/v1/chat/completions"), a subreddit ("/r/rust") nor the path inside a web address; a date is one to compute from the day the task runs: ahead of it ("tomorrow", "next
  * Wednesday", "in 3 days") or a span back from it ("the last 24h", "past 7 days"). Not "today", "yesterday's
  * call" or "last week", which place something the user remembers, nor "latest" or "current", which ask for
  * fresh data rather than for the date.
  */
 export const IMPLIED_NEEDS: readonly ImpliedNeed[] = [
   {
-    form: /(?:^|[\s"'“‘(（])(?:(?:~|\.{1,2})?\/[\w.-]+\/[\w./-]*|(?:~|\.{1,2})?\/[\w-]+\.\w{2,5}\b|[A-Za-z]:\\[\w.\\-]+)/u,
+    form: new RegExp(
+      `(?:^|[\\s"'“‘(（])(?:(?:~|\\.{1,2})?(?:\\/[\\w.-]+)*\\/[\\w-]+\\.[a-z][a-z0-9]{1,4}\\b|(?:~|\\.{1,2})\\/[\\w.-]+|` +
+        `\\/(?:${FILE_SYSTEM_ROOTS})\\/[\\w.-]+|[a-z]:\\\\[\\w.\\\\-]+)`,
+      'iu',
+    ),
     need: 'read and write files and directories on the local file system',
   },
   {
