@@ -143,6 +143,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
         },
         recheckSeconds: config.trustRecheckSeconds,
         logger,
+        exclusive: database.exclusive,
       },
       config.trustPollMs,
     );
@@ -155,6 +156,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
       peers: mirroredBases(config.peersMirror, config.publicUrl),
       maxEntries: config.mirrorMaxEntries,
       logger,
+      exclusive: database.exclusive,
     });
     const metrics = createMetrics();
     // The crawler's client and host limiter: its User-Agent, address policy, and one spacing per host for
@@ -172,6 +174,7 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
         concurrency: config.liveness.concurrency,
         counter: metrics.probeCounter,
         logger,
+        exclusive: database.exclusive,
       },
       config.liveness.probes ? config.liveness.pollMs : 0,
     );

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../logger';
+import { advisoryLockRunner, inProcessRunner, type ExclusiveRunner } from './exclusive-run';
 import { acquireDataDirLock, LOCK_FILE_NAME, type DataDirLock } from './data-dir-lock';
 import { PreparingClient } from './prepared-statements';
 import { createReadPool, replicaName, type ReadPool } from './read-pool';
@@ -24,6 +25,8 @@ export interface DatabaseHandle {
   seeded: boolean;
   /** The embedded folder's lock (null on PostgreSQL): who owns it, and how local commands reach it. */
   lock: DataDirLock | null;
+  /** Runs a background job in one process of those sharing the database at a time (exclusive-run.ts). */
+  exclusive: ExclusiveRunner;
   /** Closes the pools (and the embedded database). */
   close(): Promise<void>;
 }
@@ -103,6 +106,7 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
     kind: 'postgres',
     seeded: false,
     lock: null,
+    exclusive: advisoryLockRunner(db),
     close: async () => {
       await readDb?.destroy();
       await readPool?.end();
@@ -150,6 +154,7 @@ async function connectEmbedded(
       kind: 'embedded',
       seeded,
       lock,
+      exclusive: inProcessRunner,
       close: async () => {
         try {
           await db.destroy();

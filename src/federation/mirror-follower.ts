@@ -22,6 +22,7 @@ import {
 } from '../catalog/entry-repository';
 import type { CatalogEntry } from '../catalog/catalog-entry';
 import type { ProductGlossary } from '../catalog/product-glossary';
+import { inProcessRunner, type ExclusiveRunner } from '../db/exclusive-run';
 import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { validateEntriesInTurns, writeEntries, type BindingMode } from '../ingest/ingest-manifest';
@@ -74,6 +75,11 @@ export interface MirrorFollowerDeps {
   logger?: Logger;
   /** The feed client; default one with this module's limits (operator-configured peers: private addresses allowed, as PEERS). */
   http?: HttpClient;
+  /**
+   * Who syncs a peer when several processes share the database (DatabaseHandle.exclusive): one at a time per
+   * peer, the others skip it that round; default: this one.
+   */
+  exclusive?: ExclusiveRunner;
 }
 
 export interface MirrorFollower {
@@ -283,6 +289,7 @@ async function entriesThisPeerMayHold(
 /** The follower of every mirrored peer; nothing runs until `start()` or `sync()`. */
 export function createMirrorFollower(deps: MirrorFollowerDeps): MirrorFollower {
   const http = deps.http ?? createMirrorHttpClient();
+  const exclusive = deps.exclusive ?? inProcessRunner;
   const abort = new AbortController();
   const reports = new Map<string, MirrorReport>();
   let running: Promise<MirrorReport[]> | null = null;
@@ -303,7 +310,12 @@ export function createMirrorFollower(deps: MirrorFollowerDeps): MirrorFollower {
     for (const peer of deps.peers) {
       if (abort.signal.aborted) break;
       try {
-        const report = await syncMirroredPeer({ ...deps, http }, peer, abort.signal);
+        const run = await exclusive(`mirror ${peer}`, () => syncMirroredPeer({ ...deps, http }, peer, abort.signal));
+        if (!run.ran) {
+          deps.logger?.debug({ peer }, 'mirrored peer is being synced by another process');
+          continue;
+        }
+        const report = run.result;
         reports.set(peer, report);
         out.push(report);
         if (report.status === 'failed') deps.logger?.warn({ peer, error: report.error }, 'mirrored peer could not be synced');

@@ -1,8 +1,10 @@
 // Probes what the registry lists, on a schedule and within a budget (docs/liveness.md): each tick probes at
 // most `budget` due entries (never probed, changed since, or due again), `concurrency` at a time, each host
 // through the crawl's host limiter, so no host is probed faster than its crawl delay. Runs in the background
-// of every registry process; two processes probing one entry at once only write two close results.
+// of every registry process, one process at a time (`exclusive`, src/db/exclusive-run.ts): the others skip
+// the tick, so a publisher is not probed once per process.
 import type { Kysely } from 'kysely';
+import { inProcessRunner, type ExclusiveRunner } from '../db/exclusive-run';
 import type { Database } from '../db/schema';
 import type { Logger } from '../logger';
 import type { HostLimiter } from '../outbound';
@@ -23,6 +25,8 @@ export interface LivenessUpkeepDeps extends ProbeDeps, LivenessTimes {
   concurrency: number;
   counter?: ProbeCounter;
   logger?: Logger;
+  /** Who runs a tick when several processes share the database (DatabaseHandle.exclusive); default: this one. */
+  exclusive?: ExclusiveRunner;
 }
 
 /** Entries read and written per statement. */
@@ -104,7 +108,12 @@ export type LivenessUpkeep = PeriodicTask<LivenessCounts>;
 
 /** Probes due entries every `pollMs` (LIVENESS_POLL_MS; the first time one `pollMs` after start); 0 disables it. */
 export function startLivenessUpkeep(deps: LivenessUpkeepDeps, pollMs: number): LivenessUpkeep {
-  return startPeriodicTask((signal) => probeDueEntries(deps, { signal }), pollMs, {
+  const exclusive = deps.exclusive ?? inProcessRunner;
+  const tick = async (signal: AbortSignal): Promise<LivenessCounts> => {
+    const run = await exclusive('liveness', () => probeDueEntries(deps, { signal }));
+    return run.ran ? run.result : { live: 0, unreachable: 0, dead: 0, 'no-remote-endpoint': 0, unknown: 0 };
+  };
+  return startPeriodicTask(tick, pollMs, {
     logger: deps.logger,
     done: (counts, logger) => {
       if (Object.values(counts).some((n) => n > 0)) logger.info({ ...counts }, 'entries probed');

@@ -1,8 +1,9 @@
 // Keeps the verification of every live entry with a trust manifest current (ARD v0.91 §4.5.2): entries never checked or changed
 // since their check first, then those whose re-check is due (keys rotate, are revoked or expire).
-// Runs in the background of every registry process; two processes checking the same entry at once
-// only write the same outcome twice.
+// Runs in the background of every registry process, one process at a time (`exclusive`,
+// src/db/exclusive-run.ts): the others skip the tick.
 import type { Kysely } from 'kysely';
+import { inProcessRunner, type ExclusiveRunner } from '../db/exclusive-run';
 import type { Database } from '../db/schema';
 import type { Logger } from '../logger';
 import { startPeriodicTask, type PeriodicTask } from '../periodic-task';
@@ -17,6 +18,8 @@ export interface TrustUpkeepDeps {
   /** Seconds until an entry's check is repeated (TRUST_RECHECK_SECONDS). */
   recheckSeconds: number;
   logger?: Logger;
+  /** Who runs a tick when several processes share the database (DatabaseHandle.exclusive); default: this one. */
+  exclusive?: ExclusiveRunner;
 }
 
 /** Entries read and checked per statement; network checks of one batch run this many at a time. */
@@ -65,7 +68,12 @@ export type TrustUpkeep = PeriodicTask<VerificationCounts>;
 
 /** Checks due entries every `pollMs` (the first time one `pollMs` after start); 0 disables it. */
 export function startTrustUpkeep(deps: TrustUpkeepDeps, pollMs: number): TrustUpkeep {
-  return startPeriodicTask((signal) => verifyDueEntries(deps, { signal }), pollMs, {
+  const exclusive = deps.exclusive ?? inProcessRunner;
+  const tick = async (signal: AbortSignal): Promise<VerificationCounts> => {
+    const run = await exclusive('trust', () => verifyDueEntries(deps, { signal }));
+    return run.ran ? run.result : { verified: 0, unverified: 0, failed: 0 };
+  };
+  return startPeriodicTask(tick, pollMs, {
     logger: deps.logger,
     done: (counts, logger) => {
       if (counts.verified + counts.unverified + counts.failed > 0) logger.info({ ...counts }, 'trust manifests checked');
