@@ -1,7 +1,8 @@
 // POST /search at scale over N synthetic entries (default 10k): its latency side by side with the floor of a
 // hybrid search on the same table (the query embedding alone + the bare HNSW top-10, measured interleaved with
-// it), throughput at concurrency 8 and 32, recall@10 of the HNSW index against exact search, the process RSS,
-// and the machine's load average at start and end (the figures move with it).
+// it), POST /explore with a text and three facets, throughput at concurrency 8 and 32, recall@10 of the HNSW
+// index against exact search, the process RSS, and the machine's load average at start and end (the figures
+// move with it).
 // Run through `npm run bench -- search` (bench/run.ts) or `npx tsx bench/search.ts`.
 // BENCH_ENTRIES sets N (e.g. BENCH_ENTRIES=100000); the bench database ard_bench_search_<N> is reused when it
 // holds N live entries, else built (10k: ~5 min here; 100k: ~45 min).
@@ -149,6 +150,22 @@ export async function hnswRecall(
   return { recall: found / total, indexUsed };
 }
 
+/** The three facets of the issue's explore target, over the matched set of a text (or the whole registry). */
+const EXPLORE_FACETS = { resultType: { facets: [{ field: 'type' }, { field: 'tags' }, { field: 'publisher' }] } };
+
+/** POST /explore with EXPLORE_FACETS, the matched set of `text` (null: every entry); ms. */
+async function explore(url: string, text: string | null): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(`${url}/explore`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...(text === null ? {} : { query: { text } }), ...EXPLORE_FACETS }),
+  });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`POST /explore answered ${res.status}`);
+  return performance.now() - started;
+}
+
 async function post(url: string, text: string): Promise<number> {
   const started = performance.now();
   const res = await fetch(`${url}/search`, {
@@ -261,6 +278,11 @@ export async function runSearchBench(): Promise<void> {
     // The same texts again: the query-embedding cache answers, the database work remains.
     const warm: number[] = [];
     for (const text of queries) warm.push(await post(registry.url, text));
+    // Explore: a new text each time (its matched set, then the facets over it), and the whole registry.
+    const exploreText: number[] = [];
+    for (const text of queries.slice(0, 100)) exploreText.push(await explore(registry.url, `${text} facets`));
+    const exploreAll: number[] = [];
+    for (let i = 0; i < 10; i++) exploreAll.push(await explore(registry.url, null));
     const concurrent = [];
     for (const concurrency of CONCURRENCIES)
       concurrent.push({ concurrency, ...(await measureThroughput(registry.url, texts, concurrency)) });
@@ -296,6 +318,12 @@ export async function runSearchBench(): Promise<void> {
       ['floor: embedding p50 + bare HNSW p50', `${floor.toFixed(1)} ms`, ''],
       ['POST /search p50 / floor', `${(percentile(side.http, 50) / floor).toFixed(1)}×`, 'target ≤ 2× at 100k'],
       ['latency p50 / p99, repeated query (cached embedding)', p50p99(warm), ''],
+      [
+        'POST /explore p50 / p99, a new text, facets type + tags + publisher (100 texts)',
+        p50p99(exploreText),
+        'target p50 ≤ 150 ms at 100k',
+      ],
+      ['POST /explore p50 / p99, whole registry, the same facets (10 runs)', p50p99(exploreAll), ''],
       ['throughput, sequential', `${(side.http.length / seqSeconds).toFixed(1)} req/s`, ''],
       ...concurrent.map(({ concurrency, perSecond, ms }) => [
         `throughput, concurrency ${concurrency} (${THROUGHPUT_SECONDS} s, new texts)`,
