@@ -2,15 +2,20 @@
 // for each labelled query, this checkout's and the other's lexical statement, vector statement and matchText,
 // which goes first alternating from query to query, so both meet the same load. Prints their p50 / p95 / mean,
 // and whether they agree: the largest difference of a candidate's lexical signals, candidate sets that differ,
-// and ranked lists that differ (by more than the order of equal relevances).
+// and ranked lists that differ (by more than the order of equal relevances). And the CPU time PostgreSQL
+// spent per query on each side (its backends' utime + stime from /proc, so the server must run on this
+// machine): on two cores shared with the model, CPU per search is what bounds throughput.
 //   npx tsx bench/retrieval-ab.ts <database> <other checkout> [--runs N]
 // The other checkout (e.g. `git worktree add /tmp/base <commit>` with node_modules linked) must read the
 // same schema: run the newer checkout's migrations on the database first. Read only; the embedder is
 // uncached in matchText, as a new query text is in production.
+import fs from 'node:fs';
 import path from 'node:path';
+import { sql, type Kysely } from 'kysely';
 import { connectDatabase } from '../src/db/connect';
 import * as here from '../src/search/relevance';
 import type { QueryEmbedder } from '../src/search/relevance';
+import type { Database } from '../src/db/schema';
 import { databaseUrl } from '../test/helpers/test-database';
 import { bundledModel, filteredLabelledQueries, loadAverage, percentile, printTable, PRODUCTION_RANKING } from './bench-util';
 
@@ -26,6 +31,27 @@ function listKeys(matches: Array<{ identifier: string; relevance: number }>): { 
   const rows = matches.map((m) => [m.identifier, m.relevance.toFixed(9)] as const);
   const sorted = [...rows].sort((a, b) => (a[1] === b[1] ? a[0].localeCompare(b[0]) : b[1].localeCompare(a[1])));
   return { exact: JSON.stringify(rows), tiesAside: JSON.stringify(sorted) };
+}
+
+/** The database's client backends (this process's pooled connections when nothing else uses the database). */
+async function backendPids(db: Kysely<Database>): Promise<number[]> {
+  const rows = await sql<{ pid: number }>`
+    SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`.execute(db);
+  return rows.rows.map((r) => r.pid);
+}
+
+/** CPU milliseconds (user + system) the processes have used, from /proc/<pid>/stat (clock ticks of 10 ms). */
+function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // not on this machine, or gone
+    }
+  }
+  return ticks * 10;
 }
 
 async function main(): Promise<void> {
@@ -46,6 +72,7 @@ async function main(): Promise<void> {
   const times = Object.fromEntries(
     Object.keys(sides).map((side) => [side, { lexical: [] as number[], vector: [] as number[], matchText: [] as number[] }]),
   );
+  const serverCpu = Object.fromEntries(Object.keys(sides).map((side) => [side, { statements: 0, matchText: 0 }]));
   let signalDifference = 0;
   let candidateSetsDiffering = 0;
   let listsDiffering = 0;
@@ -59,7 +86,9 @@ async function main(): Promise<void> {
         const order = (i + r) % 2 === 0 ? (['other', 'here'] as const) : (['here', 'other'] as const);
         const signals: Record<string, Map<string, [number, number]>> = {};
         const lists: Record<string, { exact: string; tiesAside: string }> = {};
+        const pids = await backendPids(db);
         for (const side of order) {
+          let cpu = cpuMs(pids);
           const stages = sides[side].PRODUCTION_STAGES;
           let started = performance.now();
           const lexical = await stages.lexicalRetrieval(db, q.prepared, q.filter, null);
@@ -72,11 +101,14 @@ async function main(): Promise<void> {
             lexical.map((row) => row.identifier),
           );
           times[side].vector.push(performance.now() - started);
+          serverCpu[side].statements += cpuMs(pids) - cpu;
+          cpu = cpuMs(pids);
           signals[side] = new Map([...lexical, ...vector].map((row) => [row.identifier, [Number(row.lexical), Number(row.typed_lexical)]]));
           started = performance.now();
           const text = r === 0 ? q.text : `${q.text} ${r}`;
           const matches = await sides[side].matchText({ db, embedder, ...PRODUCTION_RANKING }, text, q.filter);
           times[side].matchText.push(performance.now() - started);
+          serverCpu[side].matchText += cpuMs(pids) - cpu;
           lists[side] = listKeys(matches);
         }
         if (signals.here.size !== signals.other.size) candidateSetsDiffering++;
@@ -104,6 +136,11 @@ async function main(): Promise<void> {
         ['stage', 'other p50', 'p95', 'mean', 'here p50', 'p95', 'mean'],
         ...(['lexical', 'vector', 'matchText'] as const).map((stage) => [stage, ...cells(times.other[stage]), ...cells(times.here[stage])]),
       ],
+    );
+    const perQuery = (ms: number) => (ms / count).toFixed(1);
+    process.stdout.write(
+      `  PostgreSQL CPU per query run, ms: the lexical + vector statements ${perQuery(serverCpu.other.statements)} (other) / ` +
+        `${perQuery(serverCpu.here.statements)} (here); matchText ${perQuery(serverCpu.other.matchText)} / ${perQuery(serverCpu.here.matchText)}\n`,
     );
     process.stdout.write(
       `  agreement: largest lexical signal difference ${signalDifference.toExponential(1)}, candidate sets differing ${candidateSetsDiffering}, ` +
