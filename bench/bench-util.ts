@@ -10,6 +10,8 @@ import type { CatalogEntry } from '../src/catalog/catalog-entry';
 import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 import { ingestManifest, type IngestDeps, type WriteStageTimings } from '../src/ingest/ingest-manifest';
 import type { RankingDeps } from '../src/search/relevance';
+import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filter';
+import { ALEXANDRIA_MEDIA_TYPE } from '../src/alexandria/mapping';
 
 const DEFAULTS = envToConfig(readEnv({}));
 
@@ -46,6 +48,23 @@ export interface LabelledQuery {
 export function labelledQueries(): LabelledQuery[] {
   const file = path.join(__dirname, 'relevance', 'registry-queries.json');
   return (JSON.parse(fs.readFileSync(file, 'utf8')) as { queries: LabelledQuery[] }).queries;
+}
+
+/**
+ * The labelled queries of the registry and Alexandria sets, each with the filter it is asked with (the
+ * Alexandria ones with the library's type filter, as its tools ask).
+ */
+export function filteredLabelledQueries(): Array<{ id: string; text: string; filter: NormalisedFilter }> {
+  return ['registry-queries.json', 'alexandria-queries.json'].flatMap((set) => {
+    const doc = JSON.parse(fs.readFileSync(path.join(__dirname, 'relevance', set), 'utf8')) as {
+      queries: Array<{ id: string; text: string }>;
+    };
+    return doc.queries.map((q) => ({
+      id: q.id,
+      text: q.text,
+      filter: normaliseFilter(set.startsWith('alexandria') ? { type: ALEXANDRIA_MEDIA_TYPE } : undefined),
+    }));
+  });
 }
 
 /** Milliseconds `work` takes for each item, one item at a time. */

@@ -7,15 +7,13 @@
 // Queries: the labelled sets (bench/relevance/*.json; Alexandria ones with its type filter). The embedder
 // is uncached, so every query pays for its embedding, as a new query text does in production.
 import fs from 'node:fs';
-import path from 'node:path';
 import { connectDatabase } from '../src/db/connect';
-import { ALEXANDRIA_MEDIA_TYPE } from '../src/alexandria/mapping';
 import { normaliseFilter } from '../src/search/query-filter';
 import { matchText, prepareQuery, PRODUCTION_STAGES, type QueryEmbedder, type RankingStages } from '../src/search/relevance';
 import { createSearchService } from '../src/search/search-service';
 import { createPageTokenCodec } from '../src/search/paging';
 import { databaseUrl } from '../test/helpers/test-database';
-import { bundledModel, loadAverage, PRODUCTION_RANKING, percentile, printTable } from './bench-util';
+import { bundledModel, filteredLabelledQueries, loadAverage, PRODUCTION_RANKING, percentile, printTable } from './bench-util';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -56,15 +54,7 @@ async function main(): Promise<void> {
     embed: (t) => base.embed(t),
     embedOne: async (t) => (await base.embed([t]))[0],
   };
-  const queries = ['registry-queries.json', 'alexandria-queries.json'].flatMap((set) => {
-    const doc = JSON.parse(fs.readFileSync(path.join(__dirname, 'relevance', set), 'utf8')) as {
-      queries: Array<{ id: string; text: string }>;
-    };
-    return doc.queries.map((q) => ({
-      ...q,
-      filter: normaliseFilter(set.startsWith('alexandria') ? { type: ALEXANDRIA_MEDIA_TYPE } : undefined),
-    }));
-  });
+  const queries = filteredLabelledQueries();
   const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
   const runs = Number(arg('--runs') ?? 1);
   const loadAtStart = loadAverage();

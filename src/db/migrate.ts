@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
+import { vacuumSearchStatistics } from './maintenance';
 import type { Database } from './schema';
 
 export const MIGRATIONS_DIR = path.resolve(__dirname, '..', '..', '..', 'db', 'migrations');
@@ -10,7 +11,7 @@ const LOCK_KEY = 4_210_771; // arbitrary, constant: "ard-registry migrations"
 
 export async function migrateToLatest(db: Kysely<Database>, dir = resolveMigrationsDir()): Promise<string[]> {
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
-  return db.connection().execute(async (conn) => {
+  const applied = await db.connection().execute(async (conn) => {
     await sql`SELECT pg_advisory_lock(${LOCK_KEY})`.execute(conn);
     try {
       await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -34,6 +35,10 @@ export async function migrateToLatest(db: Kysely<Database>, dir = resolveMigrati
       await sql`SELECT pg_advisory_unlock(${LOCK_KEY})`.execute(conn);
     }
   });
+  // A migration that rebuilds a search table (0021 refills lexeme_postings) leaves its visibility map empty:
+  // until the next write's vacuum, the retrieval's index-only scans would read the heap as well.
+  if (applied.length > 0) await vacuumSearchStatistics(db);
+  return applied;
 }
 
 /** db/migrations, whether running from src/ (tsx, jest) or from dist/src (compiled). */

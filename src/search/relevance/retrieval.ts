@@ -122,17 +122,23 @@ function queryTermsSql(q: LexicalQuery): RawBuilder<unknown> {
 }
 
 /**
- * CTEs from `ce` (the candidates' entries: identifier, rank_* columns) to
- * `lx(identifier, lexical, typed_lexical)`: BM25F (saturation(), lexicalSignal() of signals.ts) from the entries'
- * precomputed term frequencies (migration 0007), one array_position per (candidate, query lexeme), set-based.
+ * CTEs from `ce` (the candidates' entries: identifier, facet_key, rank_length) to
+ * `lx(identifier, lexical, typed_lexical)`: BM25F (saturation(), lexicalSignal() of signals.ts) from the
+ * term-frequency parts of the candidates' postings (migration 0021), set-based. Each candidate's postings are
+ * one range of the primary key (entry_key, lexeme), read from the index alone (it includes tf_name and
+ * tf_other), and meet the query terms in a hash join. `OFFSET 0` keeps the range scan per candidate: the
+ * planner would otherwise read each query lexeme's whole posting list (thousands of rows for a common word)
+ * and hash the candidates. At 10k entries, 300 candidates and 14 query lexemes: ~2.9 ms against ~7.3 for
+ * one array_position per (candidate, query lexeme) over the entries' arrays (0007), copied out of their
+ * stored form (docs/performance.md).
  */
 function lexicalSignalCtes(q: LexicalQuery): RawBuilder<unknown> {
   const lexicalMax = (q.lexicalMax > 0 ? q.lexicalMax : 1) * NAME_MATCH_SATURATION;
   return sql`hits AS (
       SELECT ce.identifier, qt.grp, qt.wi, qt.corr,
-             ce.rank_tf_name[p.i] + ce.rank_tf_other[p.i] / (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * ce.rank_length / ${q.averageLength}::float8) AS tf
-      FROM ce CROSS JOIN qt CROSS JOIN LATERAL array_position(ce.rank_lexemes, qt.lexeme) AS p(i)
-      WHERE p.i IS NOT NULL),
+             p.tf_name + p.tf_other / (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * ce.rank_length / ${q.averageLength}::float8) AS tf
+      FROM ce CROSS JOIN LATERAL (SELECT p.lexeme, p.tf_name, p.tf_other FROM lexeme_postings p WHERE p.entry_key = ce.facet_key OFFSET 0) p
+      JOIN qt ON qt.lexeme = p.lexeme),
     per_concept AS (
       SELECT identifier, max(wi * tf / (tf + ${BM25_K1}::float8)) AS best,
              coalesce(max(wi * tf / (tf + ${BM25_K1}::float8)) FILTER (WHERE NOT corr), 0) AS best_typed
@@ -143,15 +149,12 @@ function lexicalSignalCtes(q: LexicalQuery): RawBuilder<unknown> {
 }
 
 /**
- * The candidates' entries for lexicalSignalCtes, from a CTE `cand(identifier)`. The arrays are copied out
- * of their stored form once (`|| '{}'`): about a fifth of them are stored compressed, and array_position
- * and the subscripts would decompress the stored value again on every call (one per candidate and query
- * lexeme): the lexical statement p50 9.9 -> 8.0 ms at 10k entries (docs/performance.md).
+ * The candidates' entries for lexicalSignalCtes, `from` a join that names the entry `e`: what the
+ * statement returns of them, and their key and length for the BM25F.
  */
-const CANDIDATE_ENTRIES = sql`ce AS MATERIALIZED (
-      SELECT e.identifier, e.type, e.tags, e.rank_lexemes || '{}'::text[] AS rank_lexemes, e.rank_tf_name || '{}'::real[] AS rank_tf_name,
-             e.rank_tf_other || '{}'::real[] AS rank_tf_other, e.rank_length
-      FROM cand JOIN entries e ON e.identifier = cand.identifier)`;
+function candidateEntries(from: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`ce AS MATERIALIZED (SELECT e.identifier, e.type, e.tags, e.facet_key, e.rank_length FROM ${from})`;
+}
 
 /** The best cosine of the entry `e` over the semantic fields. */
 function cosineSql(q: PreparedQuery, fields: readonly string[]): RawBuilder<unknown> {
@@ -185,8 +188,7 @@ export function lexicalRetrieval(postingsPerLexeme: number, semanticFields: read
       best_keys AS (
         SELECT entry_key FROM posting_hits GROUP BY entry_key
         ORDER BY sum(best) DESC, entry_key LIMIT ${CANDIDATES_PER_SIGNAL}),
-      cand AS (SELECT e.identifier FROM best_keys b JOIN entries e ON e.facet_key = b.entry_key),
-      ${CANDIDATE_ENTRIES},
+      ${candidateEntries(sql`best_keys b JOIN entries e ON e.facet_key = b.entry_key`)},
       ${lexicalSignalCtes(q)}
       SELECT ${signalColumns({ cosine, lexical: sql`lx.lexical`, typedLexical: sql`lx.typed_lexical` })}
       FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(db);
@@ -223,7 +225,7 @@ export function vectorRetrieval(semanticFields: readonly string[]): VectorRetrie
       return sql<SignalRow>`${prepared ? PREPARED_STATEMENT : sql``}
         WITH ${queryTermsSql(q)},
         cand AS (SELECT f.identifier FROM (${found}) f WHERE f.identifier <> ALL(${[...known]}::text[])),
-        ${CANDIDATE_ENTRIES},
+        ${candidateEntries(sql`cand JOIN entries e ON e.identifier = cand.identifier`)},
         ${lexicalSignalCtes(q)}
         SELECT ${signalColumns({ cosine: cosineSql(q, semanticFields), lexical: sql`coalesce(lx.lexical, 0)`, typedLexical: sql`coalesce(lx.typed_lexical, 0)` })}
         FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(trx);

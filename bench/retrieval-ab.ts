@@ -1,0 +1,158 @@
+// The retrieval statements and the pipeline of two checkouts side by side on one database, in one process:
+// for each labelled query, this checkout's and the other's lexical statement, vector statement and matchText,
+// which goes first alternating from query to query, so both meet the same load. Prints their p50 / p95 / mean,
+// and whether they agree: the largest difference of a candidate's lexical signals, candidate sets that differ,
+// and ranked lists that differ (by more than the order of equal relevances). And the CPU time PostgreSQL
+// spent per query on each side (its backends' utime + stime from /proc, so the server must run on this
+// machine): on two cores shared with the model, CPU per search is what bounds throughput.
+//   npx tsx bench/retrieval-ab.ts <database> <other checkout> [--runs N]
+// The other checkout (e.g. `git worktree add /tmp/base <commit>` with node_modules linked) must read the
+// same schema: run the newer checkout's migrations on the database first. Read only; the embedder is
+// uncached in matchText, as a new query text is in production.
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { connectDatabase } from '../src/db/connect';
+import * as here from '../src/search/relevance';
+import type { QueryEmbedder } from '../src/search/relevance';
+import type { Database } from '../src/db/schema';
+import { databaseUrl } from '../test/helpers/test-database';
+import { bundledModel, filteredLabelledQueries, loadAverage, percentile, printTable, PRODUCTION_RANKING } from './bench-util';
+
+type Relevance = typeof here;
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+/** A ranked list as identifiers with relevances; sorted by (relevance, identifier) it ignores the order of ties. */
+function listKeys(matches: Array<{ identifier: string; relevance: number }>): { exact: string; tiesAside: string } {
+  const rows = matches.map((m) => [m.identifier, m.relevance.toFixed(9)] as const);
+  const sorted = [...rows].sort((a, b) => (a[1] === b[1] ? a[0].localeCompare(b[0]) : b[1].localeCompare(a[1])));
+  return { exact: JSON.stringify(rows), tiesAside: JSON.stringify(sorted) };
+}
+
+/** The database's client backends (this process's pooled connections when nothing else uses the database). */
+async function backendPids(db: Kysely<Database>): Promise<number[]> {
+  const rows = await sql<{ pid: number }>`
+    SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`.execute(db);
+  return rows.rows.map((r) => r.pid);
+}
+
+/** CPU milliseconds (user + system) the processes have used, from /proc/<pid>/stat (clock ticks of 10 ms). */
+function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // not on this machine, or gone
+    }
+  }
+  return ticks * 10;
+}
+
+async function main(): Promise<void> {
+  const [name, other] = process.argv.slice(2);
+  if (!name || !other || name.startsWith('--')) throw new Error('usage: tsx bench/retrieval-ab.ts <database> <other checkout> [--runs N]');
+  const there = (await import(path.resolve(other, 'src/search/relevance/index.ts'))) as Relevance;
+  const runs = Number(arg('--runs') ?? 2);
+  const { embedder: model } = await bundledModel();
+  const embedder: QueryEmbedder = {
+    id: model.id,
+    dimensions: model.dimensions,
+    embed: (t) => model.embed(t),
+    embedOne: async (t) => (await model.embed([t]))[0],
+  };
+  const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
+  const db = handle.db;
+  const sides = { other: there, here } as const;
+  const times = Object.fromEntries(
+    Object.keys(sides).map((side) => [side, { lexical: [] as number[], vector: [] as number[], matchText: [] as number[] }]),
+  );
+  const serverCpu = Object.fromEntries(Object.keys(sides).map((side) => [side, { statements: 0, matchText: 0 }]));
+  let signalDifference = 0;
+  let candidateSetsDiffering = 0;
+  let listsDiffering = 0;
+  let listsDifferingInTiesOnly = 0;
+  const loadAtStart = loadAverage();
+  try {
+    const queries = [];
+    for (const q of filteredLabelledQueries()) queries.push({ ...q, prepared: await here.prepareQuery(db, embedder, q.text) });
+    for (let r = 0; r < runs; r++) {
+      for (const [i, q] of queries.entries()) {
+        const order = (i + r) % 2 === 0 ? (['other', 'here'] as const) : (['here', 'other'] as const);
+        const signals: Record<string, Map<string, [number, number]>> = {};
+        const lists: Record<string, { exact: string; tiesAside: string }> = {};
+        const pids = await backendPids(db);
+        for (const side of order) {
+          let cpu = cpuMs(pids);
+          const stages = sides[side].PRODUCTION_STAGES;
+          let started = performance.now();
+          const lexical = await stages.lexicalRetrieval(db, q.prepared, q.filter, null);
+          times[side].lexical.push(performance.now() - started);
+          started = performance.now();
+          const vector = await stages.vectorRetrieval(
+            db,
+            q.prepared,
+            q.filter,
+            lexical.map((row) => row.identifier),
+          );
+          times[side].vector.push(performance.now() - started);
+          serverCpu[side].statements += cpuMs(pids) - cpu;
+          cpu = cpuMs(pids);
+          signals[side] = new Map([...lexical, ...vector].map((row) => [row.identifier, [Number(row.lexical), Number(row.typed_lexical)]]));
+          started = performance.now();
+          const text = r === 0 ? q.text : `${q.text} ${r}`;
+          const matches = await sides[side].matchText({ db, embedder, ...PRODUCTION_RANKING }, text, q.filter);
+          times[side].matchText.push(performance.now() - started);
+          serverCpu[side].matchText += cpuMs(pids) - cpu;
+          lists[side] = listKeys(matches);
+        }
+        if (signals.here.size !== signals.other.size) candidateSetsDiffering++;
+        else
+          for (const [identifier, [lexical, typed]] of signals.other) {
+            const mine = signals.here.get(identifier);
+            if (!mine) {
+              candidateSetsDiffering++;
+              break;
+            }
+            signalDifference = Math.max(signalDifference, Math.abs(mine[0] - lexical), Math.abs(mine[1] - typed));
+          }
+        if (lists.here.exact !== lists.other.exact) {
+          listsDiffering++;
+          if (lists.here.tiesAside === lists.other.tiesAside) listsDifferingInTiesOnly++;
+        }
+      }
+    }
+    const count = queries.length * runs;
+    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+    const cells = (v: number[]) => [percentile(v, 50).toFixed(1), percentile(v, 95).toFixed(1), mean(v).toFixed(1)];
+    printTable(
+      `${name}: ${other} (other) against this checkout (here), ${count} query runs alternating, load average ${loadAtStart} → ${loadAverage()}`,
+      [
+        ['stage', 'other p50', 'p95', 'mean', 'here p50', 'p95', 'mean'],
+        ...(['lexical', 'vector', 'matchText'] as const).map((stage) => [stage, ...cells(times.other[stage]), ...cells(times.here[stage])]),
+      ],
+    );
+    const perQuery = (ms: number) => (ms / count).toFixed(1);
+    process.stdout.write(
+      `  PostgreSQL CPU per query run, ms: the lexical + vector statements ${perQuery(serverCpu.other.statements)} (other) / ` +
+        `${perQuery(serverCpu.here.statements)} (here); matchText ${perQuery(serverCpu.other.matchText)} / ${perQuery(serverCpu.here.matchText)}\n`,
+    );
+    process.stdout.write(
+      `  agreement: largest lexical signal difference ${signalDifference.toExponential(1)}, candidate sets differing ${candidateSetsDiffering}, ` +
+        `ranked lists differing ${listsDiffering} of ${count} (${listsDifferingInTiesOnly} of them in the order of equal relevances only)\n`,
+    );
+  } finally {
+    await handle.close();
+    await model.close();
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exitCode = 1;
+});
