@@ -35,11 +35,16 @@ const BATCH = 500;
 export type LivenessCounts = Record<LivenessState, number>;
 
 /** Probes the entries due now, up to the budget; returns how many ended in each state. */
+/** Counts of a tick that probed nothing. */
+function noProbes(): LivenessCounts {
+  return { live: 0, unreachable: 0, dead: 0, 'no-remote-endpoint': 0, unknown: 0 };
+}
+
 export async function probeDueEntries(
   deps: LivenessUpkeepDeps,
   options: { now?: () => Date; signal?: AbortSignal } = {},
 ): Promise<LivenessCounts> {
-  const counts: LivenessCounts = { live: 0, unreachable: 0, dead: 0, 'no-remote-endpoint': 0, unknown: 0 };
+  const counts = noProbes();
   const now = options.now ?? (() => new Date());
   const seen = new Set<string>();
   let probed = 0;
@@ -111,7 +116,7 @@ export function startLivenessUpkeep(deps: LivenessUpkeepDeps, pollMs: number): L
   const exclusive = deps.exclusive ?? inProcessRunner;
   const tick = async (signal: AbortSignal): Promise<LivenessCounts> => {
     const run = await exclusive('liveness', () => probeDueEntries(deps, { signal }));
-    return run.ran ? run.result : { live: 0, unreachable: 0, dead: 0, 'no-remote-endpoint': 0, unknown: 0 };
+    return run.ran ? run.result : noProbes();
   };
   return startPeriodicTask(tick, pollMs, {
     logger: deps.logger,

@@ -28,12 +28,17 @@ const CONCURRENCY = 4;
 
 export type VerificationCounts = Record<VerificationState, number>;
 
+/** Counts of a tick that checked nothing. */
+function noChecks(): VerificationCounts {
+  return { verified: 0, unverified: 0, failed: 0 };
+}
+
 /** Checks every entry that is due now; returns how many ended in each state. */
 export async function verifyDueEntries(
   deps: TrustUpkeepDeps,
   options: { now?: Date; signal?: AbortSignal } = {},
 ): Promise<VerificationCounts> {
-  const counts: VerificationCounts = { verified: 0, unverified: 0, failed: 0 };
+  const counts = noChecks();
   const now = options.now ?? new Date();
   const seen = new Set<string>();
   for (;;) {
@@ -71,7 +76,7 @@ export function startTrustUpkeep(deps: TrustUpkeepDeps, pollMs: number): TrustUp
   const exclusive = deps.exclusive ?? inProcessRunner;
   const tick = async (signal: AbortSignal): Promise<VerificationCounts> => {
     const run = await exclusive('trust', () => verifyDueEntries(deps, { signal }));
-    return run.ran ? run.result : { verified: 0, unverified: 0, failed: 0 };
+    return run.ran ? run.result : noChecks();
   };
   return startPeriodicTask(tick, pollMs, {
     logger: deps.logger,

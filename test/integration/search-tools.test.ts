@@ -41,6 +41,15 @@ async function search(text: string): Promise<Result[]> {
   return response.body.results as Result[];
 }
 
+/** Ingests `entries` as one manifest, as a file or admin upload would. */
+function ingest(entries: unknown[]) {
+  return ingestManifest(
+    { db: registry.ctx.db, embedder: registry.ctx.embedder },
+    { specVersion: '1.0', entries },
+    { origin: 'test:search-tools' },
+  );
+}
+
 async function storedToolsOf(identifier: string) {
   const row = await registry.ctx.db.selectFrom('entries').select('tools').where('identifier', '=', identifier).executeTakeFirstOrThrow();
   return storedTools(row.tools);
@@ -65,11 +74,7 @@ it('finds a server by what a tool description says, names that tool, and serves 
     ...ledger,
     url: 'https://ledger.test/lite.json',
   };
-  const report = await ingestManifest(
-    { db: registry.ctx.db, embedder: registry.ctx.embedder },
-    { specVersion: '1.0', entries: [withCard, withoutCard] },
-    { origin: 'test:search-tools' },
-  );
+  const report = await ingest([withCard, withoutCard]);
   expect(report.rejected).toEqual([]);
   expect(await storedToolsOf(withCard.identifier)).toEqual([
     { name: 'hl_open', description: 'Open a ledger by its account number.' },
@@ -111,11 +116,7 @@ it("finds an agent by the words of its skills' tags and examples, and names the 
       ],
     },
   };
-  const report = await ingestManifest(
-    { db: registry.ctx.db, embedder: registry.ctx.embedder },
-    { specVersion: '1.0', entries: [agent] },
-    { origin: 'test:search-tools-skills' },
-  );
+  const report = await ingest([agent]);
   expect(report.rejected).toEqual([]);
   expect(await storedToolsOf(agent.identifier)).toEqual([
     { name: 'Berth allocation', description: 'Assigns berths. Tags: stevedoring. Examples: which gantry cranes are idle tonight.' },

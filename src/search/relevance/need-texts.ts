@@ -83,17 +83,13 @@ export function impliedNeeds(text: string): string[] {
 
 /** The clauses' needs and the implied ones of a text of MIN_SPLIT_WORDS words or more. */
 export const needTexts: NeedTextsStage = (text) =>
-  tokenize(text).length < MIN_SPLIT_WORDS ? [] : [...clauseNeedTexts(text), ...impliedNeeds(text)];
+  tokenize(text).length < MIN_SPLIT_WORDS ? [] : [...severalClauses(text), ...impliedNeeds(text)];
 
 /** The clauses' needs alone (the benchmark's `- implied needs`). */
-export const clauseNeedTexts: NeedTextsStage = (text) => {
-  if (tokenize(text).length < MIN_SPLIT_WORDS) return [];
-  const clauses = clauseNeeds(text);
-  return clauses.length > 1 ? clauses : [];
-};
+export const clauseNeedTexts: NeedTextsStage = (text) => (tokenize(text).length < MIN_SPLIT_WORDS ? [] : severalClauses(text));
 
-/** The text's clauses as needs (MIN_NEED_WORDS, MAX_NEEDS); one need when it asks for one thing. */
-function clauseNeeds(text: string): string[] {
+/** The text's clauses as needs (MIN_NEED_WORDS, MAX_NEEDS); [] when it asks for one thing. */
+function severalClauses(text: string): string[] {
   const clauses = text
     .split(SENTENCE_END)
     .flatMap((sentence) => sentence.split(CLAUSE_BREAK))
@@ -114,5 +110,5 @@ function clauseNeeds(text: string): string[] {
     else needs.push(pending);
   }
   if (needs.length > MAX_NEEDS) needs.splice(MAX_NEEDS - 1, needs.length, needs.slice(MAX_NEEDS - 1).join(' '));
-  return needs;
+  return needs.length > 1 ? needs : [];
 }
