@@ -170,6 +170,39 @@ export const BESIDE_WORK_QUERIES = [
   'translate text',
 ];
 
+/** One POST /search of `text` (page size 10) at `base`, in ms; throws unless it answers 200. */
+export async function timedSearch(base: string, text: string): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(`${base}/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: { text }, pageSize: 10 }),
+  });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`POST /search answered ${res.status}`);
+  return performance.now() - started;
+}
+
+/**
+ * POST /search latencies (ms) at `base`, one request at a time while `keepGoing()` says so and until there are
+ * `minimum`; `onEach` hears of each as it is measured. A new text each time: the query embedding is computed, not
+ * cached, and takes turns with whatever else the embedder is doing.
+ */
+export async function searchLatencies(
+  base: string,
+  keepGoing: () => boolean,
+  minimum = 0,
+  onEach?: (ms: number) => void,
+): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; keepGoing() || out.length < minimum; i++) {
+    const ms = await timedSearch(base, `${BESIDE_WORK_QUERIES[i % BESIDE_WORK_QUERIES.length]} ${i}`);
+    out.push(ms);
+    onEach?.(ms);
+  }
+  return out;
+}
+
 /**
  * The settings of a registry a bench starts in the bench's own process (startRegistry) on `databaseUrl`: any free port,
  * no log, no demo corpus, no peers, no rate limit, no trust upkeep; `overrides` on top.

@@ -22,7 +22,7 @@ import { WRITE_STAGES, type WriteStageTimings } from '../src/ingest/ingest-manif
 import { startRegistry } from '../src/server';
 import { machineLoad } from '../test/helpers/machine-load';
 import { createTestDatabase } from '../test/helpers/test-database';
-import { BESIDE_WORK_QUERIES, ingestInLanes, inProcessBenchConfig, percentile, printTable } from './bench-util';
+import { ingestInLanes, inProcessBenchConfig, percentile, printTable, searchLatencies } from './bench-util';
 import { syntheticEntries } from './search';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 2000);
@@ -76,24 +76,6 @@ function tokenizing(entries: CatalogEntry[]): string[][] {
   return rows;
 }
 
-async function searchLatencies(registry: Registry, keepGoing: () => boolean, minimum = 0): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; keepGoing() || out.length < minimum; i++) {
-    // A new text each time: the query embedding is computed, not cached, and takes turns with the ingest's texts.
-    const text = `${BESIDE_WORK_QUERIES[i % BESIDE_WORK_QUERIES.length]} ${i}`;
-    const started = performance.now();
-    const res = await fetch(`${registry.url}/search`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: { text }, pageSize: 10 }),
-    });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`POST /search answered ${res.status}`);
-    out.push(performance.now() - started);
-  }
-  return out;
-}
-
 async function main(): Promise<void> {
   const all = syntheticEntries(3 * ENTRIES + 1000);
   const database = await createTestDatabase();
@@ -116,12 +98,12 @@ async function main(): Promise<void> {
     const oneAtATime = await ingest(registry, all.slice(1000, 1000 + ENTRIES), 1, timings);
     const twoInFlight = await ingest(registry, all.slice(1000 + ENTRIES, 1000 + 2 * ENTRIES), 2);
 
-    const idle = await searchLatencies(registry, () => false, 100);
+    const idle = await searchLatencies(registry.url, () => false, 100);
     let ingesting = true;
     const whileIngesting = ingest(registry, all.slice(1000 + 2 * ENTRIES), 1).finally(() => {
       ingesting = false;
     });
-    const busy = await searchLatencies(registry, () => ingesting);
+    const busy = await searchLatencies(registry.url, () => ingesting);
     const withSearches = await whileIngesting;
     const loadAfter = machineLoad();
 

@@ -29,7 +29,7 @@ import {
 import type { SearchService } from '../src/search/search-service';
 import { startRegistry } from '../src/server';
 import { adminQuery, databaseUrl } from '../test/helpers/test-database';
-import { ingestInLanes, labelledQueries, loadAverage, printTable, percentile } from './bench-util';
+import { ingestInLanes, labelledQueries, loadAverage, printTable, percentile, timedSearch } from './bench-util';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 /** BENCH_DATABASE: measure an existing, already indexed database instead of building one (read only). */
@@ -166,18 +166,6 @@ async function explore(url: string, text: string | null): Promise<number> {
   return performance.now() - started;
 }
 
-async function post(url: string, text: string): Promise<number> {
-  const started = performance.now();
-  const res = await fetch(`${url}/search`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: { text }, pageSize: 10 }),
-  });
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`POST /search answered ${res.status}`);
-  return performance.now() - started;
-}
-
 interface SideBySide {
   /** POST /search over HTTP, a text the registry has not embedded before. */
   http: number[];
@@ -217,7 +205,7 @@ async function measureSideBySide(
       for (let i = 0; i < texts.length; i++) {
         const steps = [
           async () => {
-            await timed(times.http, () => post(registry.url, texts[i]));
+            await timed(times.http, () => timedSearch(registry.url, texts[i]));
             await timed(times.service, () => registry.ctx.search.search({ text: texts[i], pageSize: 10 }));
           },
           () => timed(times.embedding, () => model.embed([texts[i]])),
@@ -240,7 +228,7 @@ async function measureThroughput(url: string, texts: string[], concurrency: numb
     Array.from({ length: concurrency }, async (_, w) => {
       // The round number and the concurrency make every text new to the query cache.
       for (let i = w; Date.now() < until; i += concurrency) {
-        ms.push(await post(url, `${texts[i % texts.length]} ${concurrency * 1000 + Math.floor(i / texts.length)}`));
+        ms.push(await timedSearch(url, `${texts[i % texts.length]} ${concurrency * 1000 + Math.floor(i / texts.length)}`));
       }
     }),
   );
@@ -272,12 +260,12 @@ export async function runSearchBench(): Promise<void> {
   try {
     const queries = labelledQueries().map((q) => q.text);
     const texts = [...queries, ...queries.map((q) => `${q} please`)];
-    await post(registry.url, 'warm up the model and the pool');
+    await timedSearch(registry.url, 'warm up the model and the pool');
     // Distinct texts: every request pays for its query embedding (no cache hit).
     const side = await measureSideBySide(registry, model, db.url, texts);
     // The same texts again: the query-embedding cache answers, the database work remains.
     const warm: number[] = [];
-    for (const text of queries) warm.push(await post(registry.url, text));
+    for (const text of queries) warm.push(await timedSearch(registry.url, text));
     // Explore: a new text each time (its matched set, then the facets over it), and the whole registry.
     const exploreText: number[] = [];
     for (const text of queries.slice(0, 100)) exploreText.push(await explore(registry.url, `${text} facets`));

@@ -1,6 +1,6 @@
 // A publisher with huge entries, in a child process as if on another machine: writing 10 MB bodies from the
 // process under test would hold the event loop that is being measured. Used by the hostile-publisher test and
-// `npm run bench:hostile`.
+// `npm run bench:hostile`; startPublisherProcess runs any such process (bench:crawl's catalogs).
 import { spawn } from 'node:child_process';
 
 export interface RemotePublisher {
@@ -41,7 +41,15 @@ export async function startRemotePublisher(size: number, smallEntries = 0): Prom
     server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
     process.stdin.on('end', () => process.exit(0));
     process.stdin.resume();`;
-  const child = spawn(process.execPath, ['-e', program], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return startPublisherProcess(['-e', program]);
+}
+
+/**
+ * Runs `node <args>` as a publisher's process: it prints the port it listens on as its first line of output and
+ * exits when its stdin ends (close()).
+ */
+export async function startPublisherProcess(args: string[]): Promise<RemotePublisher> {
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout.once('data', (data: Buffer) => resolve(Number(String(data).trim())));
     child.once('exit', (code) => reject(new Error(`publisher exited with ${code}`)));
@@ -50,6 +58,7 @@ export async function startRemotePublisher(size: number, smallEntries = 0): Prom
     port,
     close: () =>
       new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.stdin.end();
       }),
