@@ -10,6 +10,8 @@
 //   npm run bench:crawl                          (10,000 entries in sources of 1,000)
 //   BENCH_ENTRIES=100000 npm run bench:crawl     (some 40 min at the short check's 42 entries/s)
 //   BENCH_ENTRIES=3000 SOURCE_SIZE=500 npm run bench:crawl   (a short check)
+// BENCH_KEEP_DATABASE=1 keeps the crawled database and prints its name: `BENCH_DATABASE=<name> npm run bench -- search`
+// then measures it without building another.
 // Differences from production: the scheduler looks for due sources every second (CRAWL_POLL_MS is 15 s), so a slot a
 // crawl frees is taken at once; no server or agent cards are read (CRAWL_MAX_CARDS=0: the synthetic entries' urls name
 // hosts that do not exist); liveness probing is off.
@@ -34,6 +36,7 @@ const INTERVAL_SECONDS = 30 * 86400;
 const POLL_MS = 2000;
 const IDLE_SEARCHES = 100;
 const WINDOWS = 10;
+const KEEP_DATABASE = process.env.BENCH_KEEP_DATABASE === '1';
 type Registry = Awaited<ReturnType<typeof startRegistry>>;
 
 /**
@@ -197,7 +200,8 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${loadBefore} before the crawl, ${loadAfter} after; os.loadavg() ${loadAverage()}\n`);
   } finally {
     await registry.stop();
-    await database.drop();
+    if (KEEP_DATABASE) process.stdout.write(`kept the crawled database: ${database.name}\n`);
+    else await database.drop();
     await publisher.close();
   }
 }
