@@ -35,6 +35,7 @@ import { CORPUS_DIR, demoManifestPaths } from '../src/ingest/demo-corpus';
 import { ALEXANDRIA_MEDIA_TYPE, alexandriaIdToUrn, recordToCatalogEntry } from '../src/alexandria/mapping';
 import type { AlexandriaRecord } from '../src/alexandria/record';
 import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filter';
+import { checkQueryText } from '../src/search/query-text';
 import {
   matchText,
   needTexts,
@@ -341,8 +342,10 @@ async function runAll(
   const deps = { db, embedder, vocabulary: operatorVocabulary, typeWeights: ranker.typeWeights, entryStates: ranker.entryStates };
   // The whole ranked list with its entries, as federation and the Alexandria tools read it.
   const rank = async (query: Query): Promise<Ranked[]> => {
-    if (ranker.rank) return ranker.rank(db, await prepareQuery(db, embedder, query.text, operatorVocabulary), query.filter);
-    const ranked = await matchText(deps, query.text, query.filter, stages);
+    // The text as POST /search searches it: a text over 2,000 characters on its first part (query-text.ts).
+    const text = checkQueryText(query.text);
+    if (ranker.rank) return ranker.rank(db, await prepareQuery(db, embedder, text, operatorVocabulary), query.filter);
+    const ranked = await matchText(deps, text, query.filter, stages);
     const matches = ranker.collapse ? (await collapseProducts(db, ranked, productKeyCache)).matches : ranked;
     return (await entriesOfPage(db, matches, 0, matches.length)).map((r) => ({
       identifier: r.entry.identifier,

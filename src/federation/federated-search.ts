@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import type { QueryFilter } from '../search/query-filter';
 import type { QueryVocabulary } from '../search/query-vocabulary';
+import { checkQueryText } from '../search/query-text';
 import { type SearchOutput, type SearchService } from '../search/search-service';
 import { CircuitOpenError } from './circuit-breaker';
 import type { Federation } from './federation-service';
@@ -101,7 +102,9 @@ export async function federatedSearch(deps: FederatedSearchDeps, input: Federate
     case 'none':
       return deps.search.search(input);
     case 'referrals': {
-      const [page, referrals] = await Promise.all([deps.search.search(input), findReferrals(deps, input.text, input.hop.visited)]);
+      // Peers are ranked on the words searched: a long text's first part (query-text.ts searchedQueryText).
+      const text = checkQueryText(input.text);
+      const [page, referrals] = await Promise.all([deps.search.search(input), findReferrals(deps, text, input.hop.visited)]);
       return { ...page, referrals };
     }
     case 'auto':

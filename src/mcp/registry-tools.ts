@@ -22,6 +22,7 @@ import { retrieveEntry } from '../listing/retrieve-entry';
 import { resolveFilterKeys } from '../search/query-context';
 import { MAX_PAGE_SIZE } from '../search/paging';
 import type { QueryFilter } from '../search/query-filter';
+import { searchedQueryText } from '../search/query-text';
 import { runTool, type ToolErrorLogger } from './tool-result';
 
 export const REGISTRY_TOOL_NAMES = ['search_registry', 'get_registry_entry'] as const;
@@ -156,6 +157,8 @@ export const searchRegistryOutputSchema = z.looseObject({
   results: z.array(resultSchema),
   nextPageToken: z.string().optional(),
   referrals: z.array(z.looseObject({ identifier: z.string(), displayName: z.string(), type: z.string(), url: z.string() })).optional(),
+  /** A query longer than SEARCHED_QUERY_LENGTH: the characters searched (its first part) and its whole length. */
+  queryCut: z.object({ searched: z.number().int(), length: z.number().int() }).optional(),
 });
 
 export const registryEntryOutputSchema = z.looseObject({
@@ -188,10 +191,12 @@ export function registerRegistryTools(server: McpServer, service: RegistryToolsS
           pageToken: args.pageToken,
           collapse: args.collapse,
         });
+        const { text: searched, cutFrom } = searchedQueryText(args.query);
         return {
           results: answer.results.map(toResult),
           ...(answer.pageToken ? { nextPageToken: answer.pageToken } : {}),
           ...(answer.referrals && answer.referrals.length > 0 ? { referrals: answer.referrals } : {}),
+          ...(cutFrom === undefined ? {} : { queryCut: { searched: searched.length, length: cutFrom } }),
         };
       }),
   );

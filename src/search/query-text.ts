@@ -27,17 +27,47 @@ export interface QueryWord {
   parts?: string[];
 }
 
-/** The longest query text searched (POST /search, POST /explore), in characters after trimming. */
-export const MAX_QUERY_LENGTH = 2000;
+/**
+ * The longest query text accepted (POST /search, POST /explore, the MCP registry search), in characters after
+ * trimming: an orchestrator may send a user's whole message, a pasted log or an inline image with it.
+ */
+export const MAX_QUERY_LENGTH = 20_000;
+/**
+ * The part of a longer text that is searched: its first SEARCHED_QUERY_LENGTH characters, cut at the last space
+ * before them. Query work grows with the text's words (their lexemes, the clauses read as needs; ~450 ms for a
+ * 2,000-character text at 10k entries, docs/performance.md), and the query embedding reads 128 tokens anyway.
+ */
+export const SEARCHED_QUERY_LENGTH = 2000;
 
-/** The query text trimmed; 400 when empty or longer than MAX_QUERY_LENGTH. */
-export function checkQueryText(text: string): string {
+/** What a query text becomes: the part searched, and the length of the trimmed text it was cut from (when cut). */
+export interface SearchedText {
+  text: string;
+  /** The trimmed text's length in characters, when it was longer than SEARCHED_QUERY_LENGTH. */
+  cutFrom?: number;
+}
+
+/**
+ * The query text trimmed, cut to SEARCHED_QUERY_LENGTH characters at a space (or, with no space in its second
+ * half, at the limit, never between the two halves of a surrogate pair); 400 when empty or longer than
+ * MAX_QUERY_LENGTH.
+ */
+export function searchedQueryText(text: string): SearchedText {
   const trimmed = text.trim();
   if (trimmed === '') throw new InvalidArgumentError('query.text must not be empty');
   if (trimmed.length > MAX_QUERY_LENGTH) {
-    throw new InvalidArgumentError(`query.text is ${trimmed.length} characters long; at most ${MAX_QUERY_LENGTH} are allowed`);
+    throw new InvalidArgumentError(`query.text is ${trimmed.length} characters long; at most ${MAX_QUERY_LENGTH} are accepted`);
   }
-  return trimmed;
+  if (trimmed.length <= SEARCHED_QUERY_LENGTH) return { text: trimmed };
+  let end = SEARCHED_QUERY_LENGTH;
+  const space = trimmed.slice(0, end + 1).search(/\s\S*$/);
+  if (space >= SEARCHED_QUERY_LENGTH / 2) end = space;
+  else if (/[\uD800-\uDBFF]/.test(trimmed[end - 1]!)) end -= 1;
+  return { text: trimmed.slice(0, end).trimEnd(), cutFrom: trimmed.length };
+}
+
+/** The query text that is searched (searchedQueryText's text). */
+export function checkQueryText(text: string): string {
+  return searchedQueryText(text).text;
 }
 
 /** Weight of a synonym/abbreviation expansion from synonyms.json. */

@@ -11,6 +11,9 @@ import {
   identifiersNamedIn,
   loadSynonyms,
   MAX_NAMED_IDENTIFIERS,
+  MAX_QUERY_LENGTH,
+  SEARCHED_QUERY_LENGTH,
+  searchedQueryText,
   RELATED_WORDS,
   SYNONYMS,
   tokenize,
@@ -217,5 +220,38 @@ describe('transpositions', () => {
     expect(transpositions('gpt-4')).toEqual([]);
     expect(transpositions('node.js')).toEqual([]);
     expect(transpositions('émial')).toContain('méial');
+  });
+});
+
+describe('searchedQueryText', () => {
+  it('keeps a text of SEARCHED_QUERY_LENGTH characters or fewer as it is, trimmed', () => {
+    expect(searchedQueryText('  weather in lisbon \n')).toEqual({ text: 'weather in lisbon' });
+    const exact = 'word '.repeat(400).trim();
+    expect(searchedQueryText(exact)).toEqual({ text: exact });
+  });
+
+  it('cuts a longer text at the last space before the limit, never inside a word', () => {
+    const text = `${'alpha '.repeat(333)}omegaword tail`;
+    const { text: searched, cutFrom } = searchedQueryText(text);
+    expect(cutFrom).toBe(text.length);
+    expect(searched).toBe('alpha '.repeat(333).trim());
+    expect(searched.length).toBeLessThanOrEqual(SEARCHED_QUERY_LENGTH);
+  });
+
+  it('cuts at the limit when the second half has no space, never between the halves of a surrogate pair', () => {
+    const blob = `what is this ${'A'.repeat(5000)}`;
+    expect(searchedQueryText(blob).text).toBe(blob.slice(0, SEARCHED_QUERY_LENGTH));
+    const emoji = `x${'🌧'.repeat(3000)}`; // the 2000th code unit is the first half of a pair
+    const { text } = searchedQueryText(emoji);
+    expect(text.length).toBe(SEARCHED_QUERY_LENGTH - 1);
+    expect(text.endsWith('🌧')).toBe(true);
+  });
+
+  it(`refuses an empty text and one longer than ${MAX_QUERY_LENGTH} characters, naming the limit`, () => {
+    expect(() => searchedQueryText(' \n ')).toThrow('query.text must not be empty');
+    expect(() => searchedQueryText('y'.repeat(MAX_QUERY_LENGTH + 1))).toThrow(
+      `query.text is ${MAX_QUERY_LENGTH + 1} characters long; at most ${MAX_QUERY_LENGTH} are accepted`,
+    );
+    expect(searchedQueryText('y'.repeat(MAX_QUERY_LENGTH)).cutFrom).toBe(MAX_QUERY_LENGTH);
   });
 });

@@ -3,6 +3,7 @@ import type { FacetRequest } from '../../search/explore-service';
 import { resolveFacetFields, resolveFilterKeys } from '../../search/query-context';
 import type { QueryFilter } from '../../search/query-filter';
 import type { Handler } from '../handler';
+import { queryCutHeaders } from '../query-cut-header';
 
 interface ExploreRequestBody {
   query?: { text?: string; filter?: QueryFilter; '@context'?: unknown };
@@ -17,5 +18,5 @@ export const exploreRegistry: Handler = async (ctx, request) => {
     filter: resolveFilterKeys(body.query?.filter, context),
     facets: resolveFacetFields(body.resultType.facets, context),
   });
-  return { status: 200, body: result };
+  return { status: 200, body: result, headers: queryCutHeaders(body.query?.text) };
 };

@@ -7,6 +7,7 @@ import { readFederationHop } from '../../federation/loop-guard';
 import { resolveFilterKeys } from '../../search/query-context';
 import type { QueryFilter } from '../../search/query-filter';
 import type { Handler } from '../handler';
+import { queryCutHeaders } from '../query-cut-header';
 import { singleQueryParameter } from '../query-parameters';
 
 interface SearchRequestBody {
@@ -31,5 +32,5 @@ export const searchAgents: Handler = async (ctx, request) => {
     hop,
     receivedAt: request.receivedAt,
   });
-  return { status: 200, body: result };
+  return { status: 200, body: result, headers: queryCutHeaders(body.query.text) };
 };
