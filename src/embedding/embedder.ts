@@ -6,6 +6,12 @@ export interface Embedder {
   readonly dimensions: number;
   /** One vector per text, in order; unit length, so cosine similarity is a dot product. */
   embed(texts: string[]): Promise<number[][]>;
+  /**
+   * The share (0-1) of a text's characters, white space aside, that the model's vocabulary holds: an embedding of
+   * characters the model cannot read is that of unknown tokens, alike for any such text, and ranking gives it that
+   * much less weight (docs/relevance.md "Chinese, Japanese and Korean text"). Absent: the model reads every character.
+   */
+  readableShare?(text: string): number;
   close?(): Promise<void>;
 }
 
@@ -35,6 +41,7 @@ export function withQueryCache(embedder: Embedder, capacity = 1000): Embedder & 
     id: embedder.id,
     dimensions: embedder.dimensions,
     embed: (texts) => embedder.embed(texts),
+    readableShare: embedder.readableShare?.bind(embedder),
     close: embedder.close?.bind(embedder),
     async embedOne(text: string) {
       const hit = cache.get(text);

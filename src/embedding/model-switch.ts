@@ -47,6 +47,7 @@ export class EmbeddingModels {
       },
       embed: (texts) => self.active.embed(texts),
       embedOne: (text) => self.active.embedOne(text),
+      readableShare: (text) => self.active.readableShare?.(text) ?? 1,
       close: async () => {
         await current.close?.();
         await target?.close?.();

@@ -14,11 +14,13 @@
 // on onnxruntime, ~12 ms on TF.js). On a worker, the SQL a search sends meanwhile runs in PostgreSQL on the
 // other core, other requests are parsed and answered, and ingestion's sentences never hold /healthz.
 // `thread: 'main'` computes on the calling thread.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { EmbeddingRuntime } from '../config';
 import type { Embedder, ModuleLoader } from './embedder';
 import { EmbedderUnavailableError, normalise } from './embedder';
 import { cutToModelInput, DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS } from './model-input';
-import { ONNX_RUNTIME_PACKAGE, requirePackage, UseLiteOnnx } from './use-lite-onnx';
+import { ONNX_RUNTIME_PACKAGE, requirePackage, UseLiteOnnx, useLiteModelDir } from './use-lite-onnx';
 import { ThreadWorker } from '../worker-thread';
 
 interface UseModel {
@@ -155,6 +157,7 @@ export class UseLiteEmbedder implements Embedder {
   readonly id = 'use-lite-512';
   readonly dimensions = 512;
   private engine: Promise<Engine> | null = null;
+  private vocabularyCharacters: ReadonlySet<string> | undefined;
 
   constructor(private readonly options: UseLiteOptions = {}) {}
 
@@ -191,9 +194,34 @@ export class UseLiteEmbedder implements Embedder {
     return vectors.map((v) => normalise(v));
   }
 
+  /**
+   * USE-lite's vocabulary was written for English: 194 characters, none of them Chinese, Japanese or Korean, so a
+   * query in those scripts embeds as unknown tokens, close to every other such text.
+   */
+  readableShare(text: string): number {
+    this.vocabularyCharacters ??= readVocabularyCharacters();
+    let known = 0;
+    let all = 0;
+    for (const c of text.normalize('NFKC')) {
+      if (/\s/u.test(c)) continue;
+      all += 1;
+      if (this.vocabularyCharacters.has(c) || this.vocabularyCharacters.has(c.toLowerCase())) known += 1;
+    }
+    return all === 0 ? 1 : known / all;
+  }
+
   async close(): Promise<void> {
     const engine = this.engine;
     this.engine = null;
     if (engine) await (await engine.catch(() => null))?.close();
   }
+}
+
+/** Every character of a piece of the bundled model's vocabulary (vocab.json: [piece, score] pairs). */
+function readVocabularyCharacters(): ReadonlySet<string> {
+  const pieces = JSON.parse(fs.readFileSync(path.join(useLiteModelDir(), 'vocab.json'), 'utf8')) as Array<[string, number]>;
+  const characters = new Set<string>();
+  // The unknown piece (U+FFFD), <s>, </s> and the unused extra_token_id_* are not text.
+  for (const [piece] of pieces) if (!/^<.*>$|^extra_token_id_|^\uFFFD$/u.test(piece)) for (const c of piece) characters.add(c);
+  return characters;
 }

@@ -3,7 +3,8 @@
 // the crawler). Names are in the lexical document at weight B and tool descriptions at weight D, so a query
 // for an operation ranks the server that has the tool; this says which ones did it. A tool matches when a word
 // of its name or of its description shares a stemmed lexeme with the query, read by the same rule as the
-// index (camelCase and `_./-` split into words), in one statement for a page of entries.
+// index (camelCase and `_./-` split into words, CJK text as bigrams: migration 0022), in one statement for a page
+// of entries.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 
@@ -21,7 +22,7 @@ export async function matchedTools(db: Kysely<Database>, text: string, identifie
   const rows = await sql<{ identifier: string; tool: string }>`
     WITH q AS (
       SELECT array_agg(DISTINCT lexeme) AS lexemes
-      FROM unnest(tsvector_to_array(to_tsvector('english', ${text}))) AS lexeme
+      FROM unnest(tsvector_to_array(to_tsvector('english', ard_cjk_bigrams(${text})))) AS lexeme
     )
     SELECT identifier, tool FROM (
       SELECT e.identifier, t.tool,
@@ -39,13 +40,13 @@ export async function matchedTools(db: Kysely<Database>, text: string, identifie
       ) AS t
       CROSS JOIN LATERAL (
         SELECT count(*) AS n
-        FROM unnest(tsvector_to_array(to_tsvector('english',
-               regexp_replace(regexp_replace(t.tool, '([a-z0-9])([A-Z])', '\\1 \\2', 'g'), '[_./-]+', ' ', 'g')))) AS w
+        FROM unnest(tsvector_to_array(to_tsvector('english', ard_cjk_bigrams(
+               regexp_replace(regexp_replace(t.tool, '([a-z0-9])([A-Z])', '\\1 \\2', 'g'), '[_./-]+', ' ', 'g'))))) AS w
         WHERE w = ANY(q.lexemes)
       ) AS by_name
       CROSS JOIN LATERAL (
         SELECT count(*) AS n
-        FROM unnest(tsvector_to_array(to_tsvector('english', coalesce(t.description, '')))) AS w
+        FROM unnest(tsvector_to_array(to_tsvector('english', ard_cjk_bigrams(coalesce(t.description, ''))))) AS w
         WHERE w = ANY(q.lexemes)
       ) AS by_description
       WHERE e.identifier = ANY(${identifiers}::text[]) AND e.deleted_at IS NULL AND by_name.n + by_description.n > 0

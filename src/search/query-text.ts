@@ -70,6 +70,16 @@ export function checkQueryText(text: string): string {
   return searchedQueryText(text).text;
 }
 
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}+#]*(?:[-.][\p{L}\p{N}+#]+)*/gu;
+/**
+ * Scripts written without spaces between words: Hiragana, Katakana, the CJK ideographs (and extension A), Hangul
+ * syllables. The same class as migration 0022's ard_cjk_bigrams, which writes the index's documents.
+ */
+const CJK_CLASS = '\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uac00-\\ud7af';
+const CJK = new RegExp(`[${CJK_CLASS}]`, 'u');
+const CJK_RUN = new RegExp(`[${CJK_CLASS}]+`, 'gu');
+const withoutTrailingDots = (word: string) => word.replace(/[.]+$/, '');
+
 /** Weight of a synonym/abbreviation expansion from synonyms.json. */
 export const EXPANSION_WEIGHT = 0.9;
 /** The longest phrase (in words) that synonyms.json and related-words.json may key on ("making things up"). */
@@ -130,7 +140,29 @@ export function tokenize(text: string): string[] {
 
 /** The words of tokenize() as typed (case kept): the word pattern does not depend on case. */
 function typedWords(text: string): string[] {
-  return (text.normalize('NFKC').match(/[\p{L}\p{N}][\p{L}\p{N}+#]*(?:[-.][\p{L}\p{N}+#]+)*/gu) ?? []).map((t) => t.replace(/[.]+$/, ''));
+  return (text.normalize('NFKC').match(WORD) ?? []).flatMap((t) => (CJK.test(t) ? cjkWords(t) : [withoutTrailingDots(t)]));
+}
+
+/**
+ * A run of CJK characters as the index reads it: overlapping bigrams ("微博热搜" -> 微博, 博热, 热搜), a single
+ * character as itself. A word is a bigram of such a text: no space says where a word ends, and a bigram matches
+ * whichever word holds it (as Lucene's CJK analyser does).
+ */
+export function cjkBigrams(run: string): string[] {
+  const chars = [...run];
+  return chars.length === 1 ? chars : chars.slice(1).map((c, i) => chars[i] + c);
+}
+
+/** A word holding CJK characters: its other parts as words, each CJK run as its bigrams, in order. */
+function cjkWords(word: string): string[] {
+  const others = (part: string) => (part.match(WORD) ?? []).map(withoutTrailingDots);
+  const out: string[] = [];
+  let at = 0;
+  for (const run of word.matchAll(CJK_RUN)) {
+    out.push(...others(word.slice(at, run.index)), ...cjkBigrams(run[0]));
+    at = run.index + run[0].length;
+  }
+  return [...out, ...others(word.slice(at))];
 }
 
 /** The lower-cased parts (3+ letters) of a camelCase word ("getWeatherForecast" -> get, weather, forecast); [] for others. */

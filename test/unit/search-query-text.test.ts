@@ -1,5 +1,6 @@
 import {
   camelCaseParts,
+  cjkBigrams,
   joinedHyphens,
   dedupe,
   urlKey,
@@ -253,5 +254,24 @@ describe('searchedQueryText', () => {
       `query.text is ${MAX_QUERY_LENGTH + 1} characters long; at most ${MAX_QUERY_LENGTH} are accepted`,
     );
     expect(searchedQueryText('y'.repeat(MAX_QUERY_LENGTH)).cutFrom).toBe(MAX_QUERY_LENGTH);
+  });
+});
+
+describe('CJK text', () => {
+  it('reads a run of Chinese, Japanese or Korean characters as overlapping bigrams, other words as before', () => {
+    expect(tokenize('获取微博热搜榜，包含 get-weibo-trending')).toEqual([
+      '获取',
+      '取微',
+      '微博',
+      '博热',
+      '热搜',
+      '搜榜',
+      '包含',
+      'get-weibo-trending',
+    ]);
+    expect(tokenize('ポケモン 검색엔진')).toEqual(['ポケ', 'ケモ', 'モン', '검색', '색엔', '엔진']);
+    // A single character is itself; a run inside a word splits it where the script changes.
+    expect(tokenize('获取36氪热榜 氪 node.js微博')).toEqual(['获取', '36', '氪热', '热榜', '氪', 'node.js', '微博']);
+    expect(cjkBigrams('热')).toEqual(['热']);
   });
 });

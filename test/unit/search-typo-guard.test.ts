@@ -10,6 +10,7 @@ import {
   UNSEEN_SEMANTIC_BOOST,
   unseenShare,
 } from '../../src/search/relevance';
+import { calibrate, RELEVANCE_CUTOFF, scoreSignals } from '../../src/search/relevance/scoring';
 
 describe('edit distance guard on typo corrections', () => {
   it('counts insertions, deletions, substitutions and adjacent transpositions as one edit each', () => {
@@ -93,5 +94,41 @@ describe('paraphrase and correction calibration', () => {
     // The part from the words as typed always counts.
     expect(gatedLexical(0.6, 0.4, 0.1, 0.38)).toBeCloseTo(0.4, 10);
     expect(gatedLexical(0.5, 0.5, 0.1, 0.9)).toBe(0.5);
+  });
+});
+
+describe('a query the model cannot read', () => {
+  const row = (identifier: string, cosine: number, lexical: number, typedLexical = lexical) => ({
+    identifier,
+    type: null,
+    cosine,
+    lexical,
+    typedLexical,
+    tags: ['forecasting'],
+  });
+  // A query whose embedding is that of unknown characters: near every such text (cosine 0.95), against a baseline of
+  // ordinary entries; one entry matches its words, one only through a guess, one not at all.
+  const rows = [
+    row('words', 0.5, 0.8),
+    row('guess', 0.95, 0.6, 0),
+    row('vector-only', 0.95, 0),
+    ...Array.from({ length: 20 }, (_, i) => row(`other-${i}`, 0.3, 0)),
+  ];
+  const topics = new Map([['forecasting', 1]]);
+  const byId = (readable: number) =>
+    new Map(scoreSignals({ unseenShare: 0, readable }, rows, topics, calibrate).map((c) => [c.identifier, c]));
+
+  it('gives its embedding, the guesses it backs and the topic labels weight only as far as the model read it', () => {
+    const read = byId(1);
+    expect(read.get('vector-only')!.base).toBeGreaterThan(RELEVANCE_CUTOFF);
+    expect(read.get('guess')!.lexical).toBeCloseTo(0.6, 10);
+    const unread = byId(0);
+    expect(unread.get('vector-only')!.relevance).toBe(0);
+    expect(unread.get('guess')!.lexical).toBe(0);
+    expect(unread.get('guess')!.agreement).toBe(0);
+    // The words it shares with an entry count in full.
+    expect(unread.get('words')!.base).toBeCloseTo(0.8, 10);
+    const half = byId(0.5);
+    expect(half.get('vector-only')!.base).toBeCloseTo(read.get('vector-only')!.base / 2, 10);
   });
 });

@@ -162,7 +162,7 @@ async function matchNeed(deps: RankingDeps, text: string, filter: NormalisedFilt
   // Usually the lexical retrieval is done first. When the embedding is (a cached query vector: a repeated
   // query, the next page), the vector retrieval starts at once instead of waiting for it.
   const embeddedFirst = await Promise.race([embedding.then(() => true), lexicalRows.then(() => false)]);
-  const q: PreparedQuery = { ...lexical, vector: await embedding };
+  const q: PreparedQuery = { ...lexical, vector: await embedding, readable: embedder.readableShare?.(text) ?? 1 };
   const namedRows = clock.time(() => stages.namedRetrieval(db, q, filter));
   namedRows.catch(() => undefined);
   const topics = clock.time(() => stages.topicLabels(db, q));

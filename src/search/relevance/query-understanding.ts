@@ -80,6 +80,8 @@ export interface LexicalQuery {
 
 export interface PreparedQuery extends LexicalQuery {
   vector: number[];
+  /** The share of the text's characters the model can read (Embedder.readableShare); absent: all of them. */
+  readable?: number;
 }
 
 export interface QueryEmbedder extends Embedder {
@@ -108,7 +110,7 @@ export async function prepareQuery(
 ): Promise<PreparedQuery> {
   const found = await words(db, text, vocabulary);
   const [vector, lexical] = await Promise.all([embedder.embedOne(embeddingText(text, found)), resolveTerms(db, found)]);
-  return { text, model: embedder.id, dimensions: embedder.dimensions, vector, ...lexical };
+  return { text, model: embedder.id, dimensions: embedder.dimensions, vector, readable: embedder.readableShare?.(text) ?? 1, ...lexical };
 }
 
 /**

@@ -2,7 +2,7 @@
 // matches), the order, and the type weights. The matched set is what search pages through and explore counts.
 import type { NormalisedFilter } from '../query-filter';
 import { compareText } from '../query-text';
-import type { LexicalQuery } from './query-understanding';
+import type { PreparedQuery } from './query-understanding';
 import type { CandidateSignals } from './retrieval';
 import { baselineCosine, fuse, gatedLexical, scoreConfidence, semanticAgreement, semanticSignal, semanticWeight, toScore } from './signals';
 import { topicBoost } from './topic-labels';
@@ -41,13 +41,16 @@ export interface Match {
   agreement: number;
 }
 
-/** A candidate's two signals on [0, 1] from its raw ones; `baseline` is the query's semantic baseline. */
-export type CalibrationStage = (row: CandidateSignals, baseline: number) => { semantic: number; lexical: number };
+/**
+ * A candidate's two signals on [0, 1] from its raw ones; `baseline` is the query's semantic baseline, `readable` the
+ * share of the query the model could read (PreparedQuery.readable).
+ */
+export type CalibrationStage = (row: CandidateSignals, baseline: number, readable: number) => { semantic: number; lexical: number };
 
 /** The cosine calibrated; the lexical signal with the guesses' share gated by semantic agreement. */
-export const calibrate: CalibrationStage = (row, baseline) => ({
+export const calibrate: CalibrationStage = (row, baseline, readable) => ({
   semantic: semanticSignal(row.cosine),
-  lexical: gatedLexical(row.lexical, row.typedLexical, row.cosine, baseline),
+  lexical: gatedLexical(row.lexical, row.typedLexical, row.cosine, baseline, readable),
 });
 
 /** A candidate's signals after calibration and the corrections' semantic gate, and its relevance with the topic labels. */
@@ -65,22 +68,25 @@ export interface ScoredCandidate {
 }
 
 export function scoreSignals(
-  q: Pick<LexicalQuery, 'unseenShare'>,
+  q: Pick<PreparedQuery, 'unseenShare' | 'readable'>,
   rows: CandidateSignals[],
   topics: ReadonlyMap<string, number>,
   calibration: CalibrationStage,
 ): ScoredCandidate[] {
   const baseline = baselineCosine(rows.map((r) => r.cosine));
-  const weight = semanticWeight(q.unseenShare);
+  // What the embedding says counts as far as the model could read the query: a Chinese query's vector (USE-lite
+  // knows no Chinese character) is that of unknown tokens, near every other such text, and vouches for nothing.
+  const readable = q.readable ?? 1;
+  const weight = semanticWeight(q.unseenShare) * readable;
   return rows.map((row) => {
-    const { semantic, lexical } = calibration(row, baseline);
+    const { semantic, lexical } = calibration(row, baseline, readable);
     const base = fuse(semantic, lexical, weight);
     // A label lifts a match freely. An entry under RELEVANCE_CUTOFF has no evidence of its own, and there a
     // label is a guess like a correction: it counts by the entry's semantic agreement ("banana bread" stands
     // out for the tag "fork", which GitHub's server holds). The production cutoff, whatever threshold the
     // pipeline applies, so the benchmark's uncut list shows production relevance.
-    const labelled = topicBoost(row.tags, topics);
-    const agreement = semanticAgreement(row.cosine, baseline);
+    const labelled = topicBoost(row.tags, topics) * readable;
+    const agreement = semanticAgreement(row.cosine, baseline) * readable;
     const topic = base >= RELEVANCE_CUTOFF ? labelled : labelled * agreement;
     return { identifier: row.identifier, row, semantic, lexical, base, topic, relevance: fuse(topic, base, 1), agreement };
   });

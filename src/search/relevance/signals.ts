@@ -98,11 +98,12 @@ export function semanticAgreement(cosine: number, baseline: number): number {
 
 /**
  * The lexical signal with the typo corrections' share gated by semantic agreement: the part owed to
- * corrections (lexical - typedLexical) counts by the entry's semanticAgreement.
+ * corrections (lexical - typedLexical) counts by the entry's semanticAgreement, times the share of the query
+ * the model could read (`readable`, Embedder.readableShare: an embedding of unknown characters backs nothing).
  */
-export function gatedLexical(lexical: number, typedLexical: number, cosine: number, baseline: number): number {
+export function gatedLexical(lexical: number, typedLexical: number, cosine: number, baseline: number, readable = 1): number {
   const corrected = Math.max(0, lexical - typedLexical);
-  return Math.min(lexical, typedLexical + corrected * semanticAgreement(cosine, baseline));
+  return Math.min(lexical, typedLexical + corrected * semanticAgreement(cosine, baseline) * readable);
 }
 
 /** The median of the best `depth` values (the query's semantic baseline); 0 for none. */

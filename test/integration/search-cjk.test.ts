@@ -1,0 +1,100 @@
+// Chinese, Japanese and Korean text (migration 0022, docs/relevance.md "Terms"): runs of those scripts are read as
+// overlapping character bigrams on both sides, so a query finds an entry by any part of a run, its tools named in
+// `@matchedTools`; text in other scripts is indexed exactly as before. Real PostgreSQL, the demo corpus beside.
+import { sql } from 'kysely';
+import { ingestManifest } from '../../src/ingest/ingest-manifest';
+import { startTestRegistry, type TestRegistry } from '../helpers/registry';
+
+const MCP = 'application/mcp-server-card+json';
+const TRENDS = 'urn:air:trends.test:mcp:hot-lists';
+const WEATHER_JA = 'urn:air:tenki.test:mcp:forecast';
+const SEARCH_KO = 'urn:air:geomsaek.test:mcp:search';
+
+let registry: TestRegistry;
+beforeAll(async () => {
+  registry = await startTestRegistry({ config: { rateLimitPerMinute: 0 } });
+  const report = await ingestManifest(
+    { db: registry.ctx.db, embedder: registry.ctx.embedder },
+    {
+      specVersion: '1.0',
+      entries: [
+        {
+          identifier: TRENDS,
+          displayName: 'Hot Lists',
+          type: MCP,
+          description: '聚合各大平台的实时热门榜单，一站式查看全网趋势',
+          data: {
+            name: 'Hot Lists',
+            tools: [
+              { name: 'get-weibo-trending', description: '获取微博热搜榜，包含时事热点、娱乐新闻和网络热议话题' },
+              { name: 'get-zhihu-trending', description: '获取知乎热榜，包含热门问答和讨论' },
+              { name: 'get-douban-rank', description: '获取豆瓣实时热门榜单，提供图书、电影和电视剧信息' },
+            ],
+          },
+        },
+        {
+          identifier: WEATHER_JA,
+          displayName: '天気予報サーバー',
+          type: MCP,
+          description: '日本各地の天気予報と気温を取得します',
+          url: 'https://tenki.test/mcp',
+        },
+        {
+          identifier: SEARCH_KO,
+          displayName: '웹 검색 서버',
+          type: MCP,
+          description: '네이버 검색 결과를 가져옵니다',
+          url: 'https://geomsaek.test/mcp',
+        },
+      ],
+    },
+    { origin: 'test:search-cjk' },
+  );
+  expect(report.rejected).toEqual([]);
+});
+afterAll(() => registry.close());
+
+async function search(text: string): Promise<Array<{ identifier: string; score: number; '@matchedTools': string[] }>> {
+  const response = await registry.post('/search', { query: { text }, pageSize: 10, federation: 'none' });
+  expect(response.status).toBe(200);
+  return response.body.results;
+}
+
+it('finds an entry by a part of a Chinese run its tool descriptions hold, naming the tool', async () => {
+  // "Weibo hot searches": written inside 获取微博热搜榜 ("get the Weibo hot-search list"), never as a word of its own.
+  const weibo = await search('微博热搜');
+  expect(weibo[0]!.identifier).toBe(TRENDS);
+  expect(weibo[0]!['@matchedTools'][0]).toBe('get-weibo-trending');
+  const douban = await search('豆瓣电影排行');
+  expect(douban[0]!.identifier).toBe(TRENDS);
+  expect(douban[0]!['@matchedTools'][0]).toBe('get-douban-rank');
+  // Its own description, and a query mixing scripts.
+  expect((await search('全网趋势'))[0]!.identifier).toBe(TRENDS);
+  expect((await search('weibo 热搜'))[0]!.identifier).toBe(TRENDS);
+});
+
+it('finds Japanese and Korean entries by a word of their name or description', async () => {
+  expect((await search('天気予報'))[0]!.identifier).toBe(WEATHER_JA);
+  expect((await search('気温'))[0]!.identifier).toBe(WEATHER_JA);
+  expect((await search('검색'))[0]!.identifier).toBe(SEARCH_KO);
+});
+
+it('a CJK query about something no entry holds finds none of them', async () => {
+  const ids = (await search('股票行情')).map((r) => r.identifier); // "stock quotes"
+  expect(ids).not.toContain(TRENDS);
+  expect(ids).not.toContain(WEATHER_JA);
+  expect(ids).not.toContain(SEARCH_KO);
+});
+
+it('stores bigrams for CJK runs and leaves other text as PostgreSQL reads it', async () => {
+  const { rows } = await sql<{ lexemes: string[] }>`SELECT rank_lexemes AS lexemes FROM entries WHERE identifier = ${TRENDS}`.execute(
+    registry.ctx.db,
+  );
+  expect(rows[0]!.lexemes).toEqual(expect.arrayContaining(['微博', '博热', '热搜', '全网', '趋势', 'weibo', 'trend']));
+  expect(rows[0]!.lexemes).not.toContain('获取微博热搜榜');
+  const same = await sql<{ same: boolean; bigrams: string }>`
+    SELECT ard_cjk_bigrams('Query Node.js, GPT-4 and C++ code!') = 'Query Node.js, GPT-4 and C++ code!' AS same,
+           ard_cjk_bigrams('获取36氪热榜 ポケモン') AS bigrams`.execute(registry.ctx.db);
+  expect(same.rows[0]!.same).toBe(true);
+  expect(same.rows[0]!.bigrams.trim().split(/\s+/)).toEqual(['36', '获取', '氪热', '热榜', 'ポケ', 'ケモ', 'モン']);
+});
