@@ -80,6 +80,11 @@ const CJK = new RegExp(`[${CJK_CLASS}]`, 'u');
 const CJK_RUN = new RegExp(`[${CJK_CLASS}]+`, 'gu');
 const withoutTrailingDots = (word: string) => word.replace(/[.]+$/, '');
 
+/** Whether a word is a CJK bigram or character as tokenize() makes them (cjkBigrams). */
+export function isCjkWord(word: string): boolean {
+  return CJK.test(word);
+}
+
 /** Weight of a synonym/abbreviation expansion from synonyms.json. */
 export const EXPANSION_WEIGHT = 0.9;
 /** The longest phrase (in words) that synonyms.json and related-words.json may key on ("making things up"). */

@@ -68,6 +68,9 @@ it('finds an entry by a part of a Chinese run its tool descriptions hold, naming
   const douban = await search('豆瓣电影排行');
   expect(douban[0]!.identifier).toBe(TRENDS);
   expect(douban[0]!['@matchedTools'][0]).toBe('get-douban-rank');
+  // A sentence, as a person asks: "help me look up today's Weibo hot searches"; most of its bigrams straddle two
+  // words and the corpus holds none of them.
+  expect((await search('帮我查一下今天的微博热搜'))[0]!.identifier).toBe(TRENDS);
   // Its own description, and a query mixing scripts.
   expect((await search('全网趋势'))[0]!.identifier).toBe(TRENDS);
   expect((await search('weibo 热搜'))[0]!.identifier).toBe(TRENDS);

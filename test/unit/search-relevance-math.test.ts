@@ -73,6 +73,16 @@ describe('BM25 scoring', () => {
     const signal = lexicalSignal({ terms, lexicalMax: lexicalMax(terms, N), averageLength: 10 }, tf({ server: 10 }), 10);
     expect(signal).toBeLessThan(0.15);
   });
+
+  it('a CJK bigram the corpus does not hold counts nothing: it most likely straddles two words', () => {
+    // 查一下微博 ("look up Weibo"): 查一, 一下, 下微 are not in the corpus, 微博 is.
+    const terms = [term(0, '查一', 0), term(1, '一下', 0), term(2, '下微', 0), term(3, '微博', 2)];
+    expect(lexicalMax(terms, N)).toBeCloseTo(idf(2, N), 10);
+    expect(lexicalSignal({ terms, lexicalMax: lexicalMax(terms, N), averageLength: 10 }, tf({ 微博: 1 }), 10)).toBeGreaterThan(0.4);
+    // A word in another script still counts; a text none of whose bigrams the corpus holds is as one unseen word.
+    expect(lexicalMax([...terms, term(4, 'banana', 0)], N)).toBeCloseTo(idf(2, N) + idf(0, N), 10);
+    expect(lexicalMax([term(0, '股票', 0), term(1, '票行', 0)], N)).toBeCloseTo(idf(0, N), 10);
+  });
 });
 
 describe('fusion and the 0-100 score', () => {

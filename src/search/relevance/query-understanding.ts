@@ -13,6 +13,7 @@ import {
   embeddingText,
   EXPANSION_WEIGHT,
   expandQuery,
+  isCjkWord,
   isPlausibleTypo,
   transpositions,
   type QueryWord,
@@ -336,16 +337,21 @@ export async function resolveTerms(db: Kysely<Database>, words: QueryWord[]): Pr
   };
 }
 
-/** Σ over concepts of the best weight × IDF among the alternatives the corpus has (an unseen word's IDF if none). */
+/**
+ * Σ over concepts of the best weight × IDF among the alternatives the corpus has (an unseen word's IDF if none). An
+ * unseen CJK bigram counts nothing: most bigrams of such a text straddle two words (查一, 下今 in 查一下今天), so the
+ * corpus not holding one says nothing about whether an entry serves the query.
+ */
 export function lexicalMax(terms: QueryTerm[], n: number): number {
-  const groups = new Map<number, number>();
+  const groups = new Map<number, { value: number; cjk: boolean }>();
   for (const t of terms) {
     const value = t.df > 0 ? t.weight * t.idf : 0;
-    groups.set(t.group, Math.max(groups.get(t.group) ?? 0, value));
+    const known = groups.get(t.group);
+    groups.set(t.group, { value: Math.max(known?.value ?? 0, value), cjk: (known?.cjk ?? true) && isCjkWord(t.lexeme) });
   }
   let total = 0;
-  for (const value of groups.values()) total += value > 0 ? value : idf(0, n);
-  return total;
+  for (const { value, cjk } of groups.values()) total += value > 0 ? value : cjk ? 0 : idf(0, n);
+  return total > 0 ? total : idf(0, n);
 }
 
 /** Share of the concepts none of whose alternatives (corrections included) the corpus holds. */
