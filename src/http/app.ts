@@ -21,6 +21,7 @@ import { describeValidationErrors } from './validation-message';
 import { createAlexandriaMcpServer, mountMcpOverHttp, registryToolsOf } from '../mcp';
 import { mountLibraryRoutes } from './library-routes';
 import { LIVENESS_HEADER } from './liveness-header';
+import { QUERY_CUT_HEADER } from './query-cut-header';
 import { VERIFICATION_HEADER } from './verification-header';
 import { mountHomeRoutes } from './home-routes';
 import { mountPortal, PortalKey } from '../portal';
@@ -104,7 +105,15 @@ export function createApp(ctx: AppContext): RegistryApp {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
     allowedHeaders: ['Content-Type', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', VERIFICATION_HEADER, LIVENESS_HEADER],
+    exposedHeaders: [
+      'X-Request-Id',
+      'Retry-After',
+      'RateLimit',
+      'RateLimit-Policy',
+      VERIFICATION_HEADER,
+      LIVENESS_HEADER,
+      QUERY_CUT_HEADER,
+    ],
     maxAge: 600,
   });
   app.use((req, res, next) => (isAdminPath(req.path) ? next() : readCors(req, res, next)));

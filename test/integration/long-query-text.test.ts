@@ -29,9 +29,11 @@ describe('a query text longer than the part searched', () => {
     // Cut between two lines: no line of the payload is read in part.
     expect(/\s/.test(LONG[searched.length]!)).toBe(true);
 
-    const long = await registry.post('/search', { query: { text: LONG }, pageSize: 10 });
+    const long = await registry.post('/search', { query: { text: LONG }, pageSize: 10 }, { origin: 'https://app.example' });
     expect(long.status).toBe(200);
     expect(long.headers.get('registry-query-cut')).toBe(`searched=${searched.length}, length=${LONG.length}`);
+    // A page in a browser on another origin may read it.
+    expect(long.headers.get('access-control-expose-headers')).toContain('Registry-Query-Cut');
     const first = await registry.post('/search', { query: { text: searched }, pageSize: 10 });
     expect(first.headers.get('registry-query-cut')).toBeNull();
     expect(identifiers(long.body)).toEqual(identifiers(first.body));
