@@ -1,0 +1,93 @@
+// The crawls of one process fetch at the same time and store one at a time (src/crawl/crawler.ts, createCrawler):
+// embedding and writing a source take both cores (the model one, PostgreSQL's writes the other), so two sources
+// stored at once leave searches none (docs/performance.md "Ingest", the 10k crawl with CRAWL_CONCURRENCY 1 and 2).
+// Two sources crawled at once on loopback, the embedder timed, real PostgreSQL.
+import { loadConfig } from '../../src/config';
+import { createWebCrawler, upsertSource } from '../../src/crawl';
+import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
+import { migrateToLatest } from '../../src/db/migrate';
+import type { Embedder } from '../../src/embedding/embedder';
+import { createLogger } from '../../src/logger';
+import { createTestCrawlClient, startPublisherServer, type PublisherServer } from '../helpers/publisher-server';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+
+const HOSTS = ['north.test', 'south.test'];
+
+let database: TestDatabase;
+let handle: DatabaseHandle;
+let server: PublisherServer;
+beforeAll(async () => {
+  server = await startPublisherServer();
+  database = await createTestDatabase();
+  handle = await connectDatabase({ databaseUrl: database.url, dataDir: '' });
+  await migrateToLatest(handle.db);
+});
+afterAll(async () => {
+  await handle?.close();
+  await database?.drop();
+  await server?.close();
+});
+
+it('two sources crawled at once are fetched at once and stored one after the other', async () => {
+  const requested = new Map<string, number>();
+  for (const host of HOSTS) {
+    const body = JSON.stringify({
+      specVersion: '1.0',
+      entries: [1, 2, 3].map((n) => ({
+        identifier: `urn:air:${host}:mcp:tool-${n}`,
+        displayName: `${host} tool ${n}`,
+        type: 'application/mcp-server-card+json',
+        url: `https://${host}/mcp/${n}`,
+        description: `Tool ${n} of ${host}`,
+      })),
+    });
+    server.route(host, '/.well-known/ai-catalog.json', (_req, res) => {
+      requested.set(host, performance.now());
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+  }
+  // Each embedding takes 150 ms; the spans of the calls say whether two sources' stores overlapped.
+  const spans: Array<[number, number]> = [];
+  const embedder: Embedder = {
+    id: 'use-lite-512',
+    dimensions: 512,
+    async embed(texts) {
+      const start = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      spans.push([start, performance.now()]);
+      return texts.map((_, i) => Array.from({ length: 512 }, (_, d) => (d === i % 512 ? 1 : 0)));
+    },
+  };
+  const base = loadConfig();
+  const config = loadConfig({
+    databaseUrl: database.url,
+    crawlAllowPrivate: true,
+    crawl: { ...base.crawl, hostDelayMs: 0, maxCards: 0, schedulerEnabled: false, concurrency: 2 },
+  });
+  const crawler = createWebCrawler(
+    { db: handle.db, embedder, config, logger: createLogger('silent') },
+    createTestCrawlClient((host) => HOSTS.includes(host)),
+  );
+  try {
+    const ids = await Promise.all(
+      HOSTS.map(async (host) =>
+        String((await upsertSource(handle.db, { location: `${server.origin(host)}/`, intervalSeconds: 3600 })).row.id),
+      ),
+    );
+    const reports = await Promise.all(ids.map((id) => crawler.crawlNow(id)));
+    expect(reports.map((r) => [r.status, r.counts.added])).toEqual([
+      ['ok', 3],
+      ['ok', 3],
+    ]);
+    // Both catalogs were read before the first store ended: the fetches overlapped.
+    const firstStoreEnd = Math.min(...spans.map(([, end]) => end));
+    expect(Math.max(...requested.values())).toBeLessThan(firstStoreEnd);
+    // No embedding started while another was running.
+    const ordered = [...spans].sort((a, b) => a[0] - b[0]);
+    expect(ordered.length).toBeGreaterThanOrEqual(2);
+    for (let i = 1; i < ordered.length; i++) expect(ordered[i]![0]).toBeGreaterThanOrEqual(ordered[i - 1]![1]);
+  } finally {
+    await crawler.close();
+  }
+});
