@@ -764,14 +764,16 @@ class CrawlSession {
       ...toWrite.map((p) => p.entry.identifier),
     ]);
     let removed: string[] = [];
-    const counts = await this.storeTurn(() =>
-      writeEntries({ db: this.deps.db, embedder: this.deps.embedder }, toWrite, {
+    const counts = await this.storeTurn(() => {
+      // Stopped or past its lease while another crawl was storing: store nothing (run()'s catch says what to do).
+      this.signal.throwIfAborted();
+      return writeEntries({ db: this.deps.db, embedder: this.deps.embedder }, toWrite, {
         onProgress: this.events.onEmbedProgress,
         inTransaction: async (trx) => {
           if (!this.incomplete) removed = await tombstoneMissingFromSource(trx, this.sourceId, keep, new Date());
         },
-      }),
-    );
+      });
+    });
     return { counts: { ...counts, unchanged: counts.unchanged + this.kept.size }, removed };
   }
 

@@ -28,28 +28,29 @@ afterAll(async () => {
   await server?.close();
 });
 
-it('two sources crawled at once are fetched at once and stored one after the other', async () => {
-  const requested = new Map<string, number>();
-  for (const host of HOSTS) {
-    const body = JSON.stringify({
-      specVersion: '1.0',
-      entries: [1, 2, 3].map((n) => ({
-        identifier: `urn:air:${host}:mcp:tool-${n}`,
-        displayName: `${host} tool ${n}`,
-        type: 'application/mcp-server-card+json',
-        url: `https://${host}/mcp/${n}`,
-        description: `Tool ${n} of ${host}`,
-      })),
-    });
-    server.route(host, '/.well-known/ai-catalog.json', (_req, res) => {
-      requested.set(host, performance.now());
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(body);
-    });
-  }
-  // Each embedding takes 150 ms; the spans of the calls say whether two sources' stores overlapped.
-  const spans: Array<[number, number]> = [];
-  const embedder: Embedder = {
+const requested = new Map<string, number>();
+/** Serves three entries at `host`'s well-known catalog and notes when it was read. */
+function serve(host: string): void {
+  const body = JSON.stringify({
+    specVersion: '1.0',
+    entries: [1, 2, 3].map((n) => ({
+      identifier: `urn:air:${host}:mcp:tool-${n}`,
+      displayName: `${host} tool ${n}`,
+      type: 'application/mcp-server-card+json',
+      url: `https://${host}/mcp/${n}`,
+      description: `Tool ${n} of ${host}`,
+    })),
+  });
+  server.route(host, '/.well-known/ai-catalog.json', (_req, res) => {
+    requested.set(host, performance.now());
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(body);
+  });
+}
+
+/** An embedder whose every call takes 150 ms, each call's span kept: whether two sources' stores overlapped. */
+function slowEmbedder(spans: Array<[number, number]>): Embedder {
+  return {
     id: 'use-lite-512',
     dimensions: 512,
     async embed(texts) {
@@ -59,22 +60,35 @@ it('two sources crawled at once are fetched at once and stored one after the oth
       return texts.map((_, i) => Array.from({ length: 512 }, (_, d) => (d === i % 512 ? 1 : 0)));
     },
   };
+}
+
+function crawlerWith(embedder: Embedder, hosts: string[]) {
   const base = loadConfig();
   const config = loadConfig({
     databaseUrl: database.url,
     crawlAllowPrivate: true,
     crawl: { ...base.crawl, hostDelayMs: 0, maxCards: 0, schedulerEnabled: false, concurrency: 2 },
   });
-  const crawler = createWebCrawler(
+  return createWebCrawler(
     { db: handle.db, embedder, config, logger: createLogger('silent') },
-    createTestCrawlClient((host) => HOSTS.includes(host)),
+    createTestCrawlClient((host) => hosts.includes(host)),
   );
+}
+
+async function sourceIds(hosts: string[]): Promise<string[]> {
+  return Promise.all(
+    hosts.map(async (host) =>
+      String((await upsertSource(handle.db, { location: `${server.origin(host)}/`, intervalSeconds: 3600 })).row.id),
+    ),
+  );
+}
+
+it('two sources crawled at once are fetched at once and stored one after the other', async () => {
+  HOSTS.forEach(serve);
+  const spans: Array<[number, number]> = [];
+  const crawler = crawlerWith(slowEmbedder(spans), HOSTS);
   try {
-    const ids = await Promise.all(
-      HOSTS.map(async (host) =>
-        String((await upsertSource(handle.db, { location: `${server.origin(host)}/`, intervalSeconds: 3600 })).row.id),
-      ),
-    );
+    const ids = await sourceIds(HOSTS);
     const reports = await Promise.all(ids.map((id) => crawler.crawlNow(id)));
     expect(reports.map((r) => [r.status, r.counts.added])).toEqual([
       ['ok', 3],
@@ -82,11 +96,39 @@ it('two sources crawled at once are fetched at once and stored one after the oth
     ]);
     // Both catalogs were read before the first store ended: the fetches overlapped.
     const firstStoreEnd = Math.min(...spans.map(([, end]) => end));
-    expect(Math.max(...requested.values())).toBeLessThan(firstStoreEnd);
+    expect(Math.max(...HOSTS.map((host) => requested.get(host)!))).toBeLessThan(firstStoreEnd);
     // No embedding started while another was running.
     const ordered = [...spans].sort((a, b) => a[0] - b[0]);
     expect(ordered.length).toBeGreaterThanOrEqual(2);
     for (let i = 1; i < ordered.length; i++) expect(ordered[i]![0]).toBeGreaterThanOrEqual(ordered[i - 1]![1]);
+  } finally {
+    await crawler.close();
+  }
+});
+
+it('a crawl stopped while waiting for its turn stores nothing and gives its source back', async () => {
+  const hosts = ['east.test', 'west.test'];
+  hosts.forEach(serve);
+  const spans: Array<[number, number]> = [];
+  const crawler = crawlerWith(slowEmbedder(spans), hosts);
+  try {
+    const [east, west] = await sourceIds(hosts);
+    const stop = new AbortController();
+    const first = crawler.crawlNow(east!);
+    // The second is claimed and fetched while the first stores, then stopped before its turn.
+    const second = crawler.crawlNow(west!, { signal: stop.signal });
+    while (spans.length === 0 || !requested.has('west.test')) await new Promise((resolve) => setTimeout(resolve, 10));
+    stop.abort(new Error('registry stopping'));
+    await expect(second).rejects.toThrow('registry stopping');
+    expect((await first).counts.added).toBe(3);
+    const stored = await handle.db.selectFrom('entries').select('identifier').where('identifier', 'like', 'urn:air:west.test:%').execute();
+    expect(stored).toEqual([]);
+    const row = await handle.db
+      .selectFrom('sources')
+      .select(['lease_until', 'last_crawl_at'])
+      .where('id', '=', west as never)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ lease_until: null, last_crawl_at: null });
   } finally {
     await crawler.close();
   }
