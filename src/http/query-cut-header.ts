@@ -5,13 +5,9 @@ import { searchedQueryText } from '../search/query-text';
 
 export const QUERY_CUT_HEADER = 'Registry-Query-Cut';
 
-/** The header for `text` when only its first part is searched; none otherwise (and none for a text the search refuses). */
-export function queryCutHeaders(text: unknown): Record<string, string> {
-  if (typeof text !== 'string') return {};
-  try {
-    const { text: searched, cutFrom } = searchedQueryText(text);
-    return cutFrom === undefined ? {} : { [QUERY_CUT_HEADER]: `searched=${searched.length}, length=${cutFrom}` };
-  } catch {
-    return {};
-  }
+/** The header for a text the search accepted (a request without text has none), when only its first part was searched. */
+export function queryCutHeaders(text: string | undefined): Record<string, string> {
+  if (text === undefined) return {};
+  const { text: searched, cutFrom } = searchedQueryText(text);
+  return cutFrom === undefined ? {} : { [QUERY_CUT_HEADER]: `searched=${searched.length}, length=${cutFrom}` };
 }

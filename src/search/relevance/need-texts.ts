@@ -82,11 +82,15 @@ export function impliedNeeds(text: string): string[] {
 }
 
 /** The clauses' needs and the implied ones of a text of MIN_SPLIT_WORDS words or more. */
-export const needTexts: NeedTextsStage = (text) =>
-  tokenize(text).length < MIN_SPLIT_WORDS ? [] : [...severalClauses(text), ...impliedNeeds(text)];
+export const needTexts: NeedTextsStage = (text) => (longEnoughToSplit(text) ? [...severalClauses(text), ...impliedNeeds(text)] : []);
 
 /** The clauses' needs alone (the benchmark's `- implied needs`). */
-export const clauseNeedTexts: NeedTextsStage = (text) => (tokenize(text).length < MIN_SPLIT_WORDS ? [] : severalClauses(text));
+export const clauseNeedTexts: NeedTextsStage = (text) => (longEnoughToSplit(text) ? severalClauses(text) : []);
+
+/** A text of MIN_SPLIT_WORDS words or more: shorter ones ask for one thing. */
+function longEnoughToSplit(text: string): boolean {
+  return tokenize(text).length >= MIN_SPLIT_WORDS;
+}
 
 /** The text's clauses as needs (MIN_NEED_WORDS, MAX_NEEDS); [] when it asks for one thing. */
 function severalClauses(text: string): string[] {
