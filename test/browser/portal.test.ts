@@ -174,7 +174,10 @@ describeWithBrowser('portal in a browser', () => {
       expect(await page.getByRole('heading', { name: section, exact: true }).count()).toBe(1);
     }
     await page.getByRole('button', { name: 'Copy configuration' }).click();
-    await expect(page.getByRole('status').filter({ hasText: 'Copied' }).count()).resolves.toBe(1);
+    // The status is written once the clipboard's promise settles: wait for it (count() does not wait).
+    const copiedStatus = page.getByRole('status').filter({ hasText: 'Copied' });
+    await copiedStatus.waitFor();
+    await expect(copiedStatus.count()).resolves.toBe(1);
     const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
     expect(copied).toEqual({ mcpServers: { slack: { command: 'docker', args: ['run', '-i', '--rm', 'mcp/slack'] } } });
     await page.getByText('Show the entry’s JSON').click();
