@@ -109,16 +109,30 @@ it('two sources crawled at once are fetched at once and stored one after the oth
 it('a crawl stopped while waiting for its turn stores nothing and gives its source back', async () => {
   const hosts = ['east.test', 'west.test'];
   hosts.forEach(serve);
-  const spans: Array<[number, number]> = [];
-  const crawler = crawlerWith(slowEmbedder(spans), hosts);
+  // The first store holds in its embedding until the test lets it go: the second crawl waits for its turn meanwhile.
+  let embedding!: () => void;
+  const embeddingStarted = new Promise<void>((resolve) => (embedding = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held: Embedder = {
+    id: 'use-lite-512',
+    dimensions: 512,
+    async embed(texts) {
+      embedding();
+      await released;
+      return texts.map((_, i) => Array.from({ length: 512 }, (_, d) => (d === i % 512 ? 1 : 0)));
+    },
+  };
+  const crawler = crawlerWith(held, hosts);
+  const [east, west] = await sourceIds(hosts);
+  const stop = new AbortController();
+  const first = crawler.crawlNow(east!);
+  const second = crawler.crawlNow(west!, { signal: stop.signal });
   try {
-    const [east, west] = await sourceIds(hosts);
-    const stop = new AbortController();
-    const first = crawler.crawlNow(east!);
-    // The second is claimed and fetched while the first stores, then stopped before its turn.
-    const second = crawler.crawlNow(west!, { signal: stop.signal });
-    while (spans.length === 0 || !requested.has('west.test')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await embeddingStarted;
+    while (!requested.has('west.test')) await new Promise((resolve) => setTimeout(resolve, 10));
     stop.abort(new Error('registry stopping'));
+    release();
     await expect(second).rejects.toThrow('registry stopping');
     expect((await first).counts.added).toBe(3);
     const stored = await handle.db.selectFrom('entries').select('identifier').where('identifier', 'like', 'urn:air:west.test:%').execute();
@@ -130,6 +144,9 @@ it('a crawl stopped while waiting for its turn stores nothing and gives its sour
       .executeTakeFirstOrThrow();
     expect(row).toEqual({ lease_until: null, last_crawl_at: null });
   } finally {
+    release();
+    // Both crawls end before the database closes, whatever the assertions said.
+    await Promise.allSettled([first, second]);
     await crawler.close();
   }
 });
