@@ -29,8 +29,8 @@ afterAll(async () => {
 });
 
 const requested = new Map<string, number>();
-/** Serves three entries at `host`'s well-known catalog and notes when it was read. */
-function serve(host: string): void {
+/** Serves three entries at `host`'s well-known catalog (once `answer` settles) and notes when it was read. */
+function serve(host: string, answer: Promise<void> = Promise.resolve()): void {
   const body = JSON.stringify({
     specVersion: '1.0',
     entries: [1, 2, 3].map((n) => ({
@@ -43,8 +43,10 @@ function serve(host: string): void {
   });
   server.route(host, '/.well-known/ai-catalog.json', (_req, res) => {
     requested.set(host, performance.now());
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(body);
+    void answer.then(() => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
   });
 }
 
@@ -84,7 +86,7 @@ async function sourceIds(hosts: string[]): Promise<string[]> {
 }
 
 it('two sources crawled at once are fetched at once and stored one after the other', async () => {
-  HOSTS.forEach(serve);
+  HOSTS.forEach((host) => serve(host));
   const spans: Array<[number, number]> = [];
   const crawler = crawlerWith(slowEmbedder(spans), HOSTS);
   try {
@@ -108,10 +110,12 @@ it('two sources crawled at once are fetched at once and stored one after the oth
 
 it('a crawl stopped while waiting for its turn stores nothing and gives its source back', async () => {
   const hosts = ['east.test', 'west.test'];
-  hosts.forEach(serve);
   // The first store holds in its embedding until the test lets it go: the second crawl waits for its turn meanwhile.
+  // West's catalog is answered only once east's store has begun, so east has the turn whichever fetch ends first.
   let embedding!: () => void;
   const embeddingStarted = new Promise<void>((resolve) => (embedding = resolve));
+  serve('east.test');
+  serve('west.test', embeddingStarted);
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   const held: Embedder = {
@@ -127,10 +131,12 @@ it('a crawl stopped while waiting for its turn stores nothing and gives its sour
   const [east, west] = await sourceIds(hosts);
   const stop = new AbortController();
   const first = crawler.crawlNow(east!);
-  const second = crawler.crawlNow(west!, { signal: stop.signal });
+  let westRead!: () => void;
+  const westCatalogRead = new Promise<void>((resolve) => (westRead = resolve));
+  const second = crawler.crawlNow(west!, { signal: stop.signal, events: { onDocument: () => westRead() } });
   try {
     await embeddingStarted;
-    while (!requested.has('west.test')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await westCatalogRead;
     stop.abort(new Error('registry stopping'));
     release();
     await expect(second).rejects.toThrow('registry stopping');
