@@ -125,6 +125,22 @@ describe('search page', () => {
     expect(second.rel('first')).toBe('/?q=database');
   });
 
+  test('a text longer than the part searched says how much of it was searched, as the API header does', async () => {
+    const long = `${SLACK_QUERY} `.repeat(80).trim();
+    expect(long.length).toBeGreaterThan(2000);
+    const { status, page: cut } = await page(`/?q=${encodeURIComponent(long)}`);
+    expect(status).toBe(200);
+    const api = await registry.post('/search', { query: { text: long }, pageSize: 10 });
+    const [, searched, length] = /^searched=(\d+), length=(\d+)$/.exec(api.headers.get('registry-query-cut') ?? '') ?? [];
+    expect(Number(length)).toBe(long.length);
+    expect(cut.text(cut.byId('query-cut'))).toBe(
+      `Only the first ${Number(searched).toLocaleString('en')} of the text's ${long.length.toLocaleString('en')} characters were searched: put what matters most first.`,
+    );
+    expect(cut.entryNames()).toEqual(api.body.results.map((r: { displayName: string }) => r.displayName));
+    const { page: whole } = await page(`/?q=${SLACK_QUERY.replace(/ /g, '+')}`);
+    expect(whole.byId('query-cut')).toBeNull();
+  });
+
   test('markup in a query is text, never markup', async () => {
     const { page: escaped } = await page(`/?q=${encodeURIComponent('<script>alert(1)</script>')}`);
     expect(escaped.all('script').every((s) => s.attribs.src !== undefined)).toBe(true);

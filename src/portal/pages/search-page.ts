@@ -82,8 +82,10 @@ export async function searchPage(deps: SearchPageDeps, state: SearchState): Prom
       ? html`<p>No entry matches “${state.q}”${filter ? ' with these filters' : ''}. Try other words, fewer filters, or <a href="/browse">browse the whole index</a>.</p>`
       : html`<p class="muted" aria-live="polite">Showing ${first}–${first + results.length - 1}${matchedCount(facets.facets, state.filter)}.</p>`
     : null;
+  const cut = search.ok ? queryCut(search.headers) : undefined;
   const body = html`<h1 class="visually-hidden">Search results for “${state.q}”</h1>
 ${searchForm(state, search.ok ? undefined : search.message)}
+${cut ? html`<p class="notice" role="status" id="query-cut">Only the first ${cut.searched.toLocaleString('en')} of the text's ${cut.length.toLocaleString('en')} characters were searched: put what matters most first.</p>` : null}
 ${selectedFilters(state.filter, (field, value) => searchUrl({ ...state, pageToken: undefined, filter: without(state.filter, field, value) }))}
 <div class="with-sidebar">
   ${facetPanel({ facets: facets.facets, selected: state.filter, form: 'search-form', error: facets.error })}
@@ -199,6 +201,15 @@ function matchedCount(facets: Array<[string, FacetResult]>, filter: QueryFilter)
   if (!type || filter.type) return '';
   const total = type.buckets.reduce((sum, b) => sum + b.count, 0) + (type.otherCount ?? 0);
   return ` of ${total}`;
+}
+
+/**
+ * `Registry-Query-Cut: searched=1998, length=18686` (docs/api.md "Registry extensions"): the search read only the
+ * first part of a long text.
+ */
+function queryCut(headers: Record<string, string> | undefined): { searched: number; length: number } | undefined {
+  const match = /^searched=(\d+), length=(\d+)$/.exec(headers?.['registry-query-cut'] ?? '');
+  return match ? { searched: Number(match[1]), length: Number(match[2]) } : undefined;
 }
 
 function without(filter: QueryFilter, field: string, value?: string): QueryFilter {
