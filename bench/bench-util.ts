@@ -223,8 +223,8 @@ export function inProcessBenchConfig(databaseUrl: string, overrides: Partial<Reg
 }
 
 /**
- * `ard-registry serve` (from the sources, through tsx) in a process of its own on `databaseUrl`, no demo corpus and
- * no rate limit, ready when this resolves. BENCH_NODE_ARGS adds node options (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+ * `ard-registry serve` (from the sources, through tsx) in a process of its own on `databaseUrl`, no demo corpus, no
+ * rate limit and no liveness probes, ready when this resolves. BENCH_NODE_ARGS adds node options (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
  */
 export async function startBenchRegistry(
   databaseUrl: string,
@@ -243,6 +243,8 @@ export async function startBenchRegistry(
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_MINUTE: '0',
       LOAD_DEMO_CORPUS: 'false',
+      // Probes would write results for the bench's entries, whose hosts do not exist, while the bench measures.
+      LIVENESS_PROBES: 'false',
       ...env,
     },
     stdio: ['ignore', stdout, 'inherit'],

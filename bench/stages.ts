@@ -20,18 +20,22 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
+/** `work()`, its wall time pushed onto `into` (also when it throws). */
+async function timedCall<R>(into: number[], work: () => Promise<R>): Promise<R> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    into.push(performance.now() - started);
+  }
+}
+
 /** PRODUCTION_STAGES with the wall time of each call of a statement stage added to `into[stage name]`. */
 function timedStages(into: Record<string, number[]>): RankingStages {
   const timed =
     <A extends unknown[], R>(name: string, stage: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      const started = performance.now();
-      try {
-        return await stage(...args);
-      } finally {
-        (into[name] ??= []).push(performance.now() - started);
-      }
-    };
+    (...args: A): Promise<R> =>
+      timedCall((into[name] ??= []), () => stage(...args));
   const s = PRODUCTION_STAGES;
   return {
     ...s,
@@ -80,19 +84,13 @@ async function main(): Promise<void> {
     for (let r = 0; r < runs; r++) {
       for (const q of queries) {
         const text = r === 0 ? q.text : `${q.text} ${r}`;
-        let t = performance.now();
-        await embedder.embedOne(`${text} x`);
-        stage.embedding.push(performance.now() - t);
-        t = performance.now();
-        await prepareQuery(handle.db, embedder, text);
-        stage['prepareQuery (words, terms, embedding)'].push(performance.now() - t);
+        await timedCall(stage.embedding, () => embedder.embedOne(`${text} x`));
+        await timedCall(stage['prepareQuery (words, terms, embedding)'], () => prepareQuery(handle.db, embedder, text));
         // The production path: a fresh text each time (the embedder is uncached anyway).
-        t = performance.now();
-        const matches = await matchText({ db: handle.db, embedder, ...PRODUCTION_RANKING }, text, q.filter, stages);
-        stage['matchText (the pipeline)'].push(performance.now() - t);
-        t = performance.now();
-        await search.rank(text, q.filter);
-        stage['rank (the pipeline + every matched entry)'].push(performance.now() - t);
+        const matches = await timedCall(stage['matchText (the pipeline)'], () =>
+          matchText({ db: handle.db, embedder, ...PRODUCTION_RANKING }, text, q.filter, stages),
+        );
+        await timedCall(stage['rank (the pipeline + every matched entry)'], () => search.rank(text, q.filter));
         if (r === 0) snapshot[q.id] = matches.map((m) => [m.identifier, Number(m.relevance.toFixed(9))]);
         const done = stage.embedding.length;
         if (done % 50 === 0) process.stderr.write(`  ${done} queries\n`);
