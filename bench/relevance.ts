@@ -136,6 +136,7 @@ function hashInputs(extra: string): string {
   [
     'db/migrations',
     'data/corpus',
+    'data/cjk-glossary',
     'src/catalog',
     'src/embedding/entry-texts.ts',
     'src/embedding/use-lite-embedder.ts',

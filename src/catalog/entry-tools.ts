@@ -5,10 +5,14 @@
 // beside the entry (entries.tools, migration 0019), never part of the entry served.
 import { storableText } from '../storable-text';
 import { MEDIA_TYPES, type CatalogEntry } from './catalog-entry';
+import { cjkGloss, hasHan } from './cjk-glossary';
 
 export interface EntryTool {
   name: string;
-  /** '' when the card gives none. */
+  /**
+   * As indexed: the card's text (a skill's with its tags and examples), then the English senses of its Chinese words;
+   * '' when the card gives none.
+   */
   description: string;
 }
 
@@ -53,7 +57,7 @@ export function toolsOfCard(type: string, card: unknown): EntryTool[] {
     if (name === '' || seen.has(name)) continue;
     seen.add(name);
     const limit = Math.max(0, Math.min(budget, TOOL_LIMITS.descriptionCharacters));
-    const description = storableText(describedBy(item, member).slice(0, limit));
+    const description = withEnglishSenses(storableText(describedBy(item, member).slice(0, limit)));
     budget -= description.length;
     tools.push({ name, description });
   }
@@ -74,6 +78,17 @@ function describedBy(item: Record<string, unknown>, member: 'tools' | 'skills'):
   return [description, tags.length > 0 ? `Tags: ${tags.join(', ')}.` : '', examples.length > 0 ? `Examples: ${examples.join('; ')}.` : '']
     .filter((part) => part !== '')
     .join(' ');
+}
+
+/**
+ * A tool's text with the English senses of its Chinese words on a line of their own (cjk-glossary.ts): "获取微博热搜榜"
+ * is found by 微博 through its bigrams and by "popular search" through its senses. Indexed like the rest of the text
+ * (weight D); only tool names are ever shown (`@matchedTools`).
+ */
+function withEnglishSenses(text: string): string {
+  if (!hasHan(text)) return text;
+  const senses = cjkGloss([text]);
+  return senses === '' ? text : `${text}\n${senses}.`;
 }
 
 /** The tools of the card an entry carries inline (`data`); [] when it has none. */

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { ConfigError } from '../config';
 import { readJsonFile } from '../json-file';
+import { CJK_GLOSSARY_VERSION, cjkGloss, hasHan } from './cjk-glossary';
 import glossaryJson from './product-glosses.json';
 
 /** At most this many glosses per entry, the first named first: an entry listing twenty integrations is glossed by its own product. */
@@ -98,6 +99,7 @@ export function parseProductGlossary(raw: unknown, source: string): ProductGloss
   const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const canonical = JSON.stringify([
     MATCHING,
+    CJK_GLOSSARY_VERSION,
     MAX_GLOSSES_PER_ENTRY,
     [...glosses].sort(([a], [b]) => byCodeUnits(a, b)),
     cased.sort(byCodeUnits),
@@ -152,7 +154,8 @@ function identifierText(identifier: string): string {
 
 /**
  * The glosses of the keys `entry` names as whole words, joined into one text ('' when none): in the order
- * first named (name, identifier, description, tags, tool names), each once, at most MAX_GLOSSES_PER_ENTRY.
+ * first named (name, identifier, description, tags, tool names), each once, at most MAX_GLOSSES_PER_ENTRY; then
+ * the English senses of the Chinese words of its name, description and tags (cjk-glossary.ts).
  */
 export function glossFor(entry: GlossableEntry, glossary: ProductGlossary = PRODUCT_GLOSSARY): string {
   const fields = [
@@ -177,5 +180,9 @@ export function glossFor(entry: GlossableEntry, glossary: ProductGlossary = PROD
       }
     }
   }
-  return found.map((key) => glossary.glosses.get(key)!.replace(/[.\s]+$/, '') + '.').join(' ');
+  const glosses = found.map((key) => glossary.glosses.get(key)!.replace(/[.\s]+$/, '') + '.');
+  // The entry's Chinese text in English words (cjk-glossary.ts), after the products' glosses.
+  const chinese = [entry.displayName, entry.description ?? '', (entry.tags ?? []).join(' ')];
+  const senses = chinese.some(hasHan) ? cjkGloss(chinese) : '';
+  return [...glosses, ...(senses === '' ? [] : [`${senses}.`])].join(' ');
 }

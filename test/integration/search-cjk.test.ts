@@ -2,6 +2,10 @@
 // overlapping character bigrams on both sides, so a query finds an entry by any part of a run, its tools named in
 // `@matchedTools`; text in other scripts is indexed exactly as before. Real PostgreSQL, the demo corpus beside.
 import { sql } from 'kysely';
+import type { CatalogEntry } from '../../src/catalog/catalog-entry';
+import { glossFor } from '../../src/catalog/product-glossary';
+import { setSetting } from '../../src/db/settings';
+import { GLOSSARY_VERSION_SETTING, refreshGlosses } from '../../src/embedding/gloss-refresh';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 
@@ -9,6 +13,7 @@ const MCP = 'application/mcp-server-card+json';
 const TRENDS = 'urn:air:trends.test:mcp:hot-lists';
 const WEATHER_JA = 'urn:air:tenki.test:mcp:forecast';
 const SEARCH_KO = 'urn:air:geomsaek.test:mcp:search';
+const TRAINS = 'urn:air:huoche.test:mcp:tickets';
 
 let registry: TestRegistry;
 beforeAll(async () => {
@@ -38,6 +43,14 @@ beforeAll(async () => {
           type: MCP,
           description: '日本各地の天気予報と気温を取得します',
           url: 'https://tenki.test/mcp',
+        },
+        {
+          // Chinese alone: "look up train tickets left across the country, and train timetables".
+          identifier: TRAINS,
+          displayName: '12306 车票',
+          type: MCP,
+          description: '查询全国火车票余票和列车时刻表',
+          url: 'https://huoche.test/mcp',
         },
         {
           identifier: SEARCH_KO,
@@ -74,6 +87,34 @@ it('finds an entry by a part of a Chinese run its tool descriptions hold, naming
   // Its own description, and a query mixing scripts.
   expect((await search('全网趋势'))[0]!.identifier).toBe(TRENDS);
   expect((await search('weibo 热搜'))[0]!.identifier).toBe(TRENDS);
+});
+
+it('an English query finds an entry described in Chinese alone, through the English senses of its words', async () => {
+  // 车票 "ticket" (its name), 火车票 "train ticket", 列车 "train", 时刻表 "timetable": the entry's gloss (cjk-glossary.ts).
+  expect((await search('train ticket timetable'))[0]!.identifier).toBe(TRAINS);
+  const { rows } = await sql<{ gloss: string }>`SELECT gloss FROM entries WHERE identifier = ${TRAINS}`.execute(registry.ctx.db);
+  expect(rows[0]!.gloss).toBe('ticket; check; whole nation; train ticket; train; timetable.');
+});
+
+it("an English query finds a server by its tools' Chinese descriptions, naming the tool", async () => {
+  // 图书 "books", 电视剧 "TV series": only get-douban-rank's description holds them.
+  const found = await search('popular books and TV series');
+  expect(found[0]!.identifier).toBe(TRENDS);
+  expect(found[0]!['@matchedTools'][0]).toBe('get-douban-rank');
+});
+
+it('stored glosses gain the English senses when the glossary they were written with is older', async () => {
+  // A database written before the senses: the entry's gloss without them, the glossary version of then.
+  await sql`UPDATE entries SET gloss = '' WHERE identifier = ${TRAINS}`.execute(registry.ctx.db);
+  await setSetting(registry.ctx.db, GLOSSARY_VERSION_SETTING, 'before-cjk-senses');
+  expect((await search('train ticket timetable')).map((r) => r.identifier)).not.toContain(TRAINS);
+  const refreshed = await refreshGlosses(registry.ctx.db, registry.ctx.embedder);
+  expect(refreshed).toMatchObject({ ran: true, completed: true, changed: 1 });
+  const { rows } = await sql<{ gloss: string; entry: CatalogEntry }>`SELECT gloss, entry FROM entries WHERE identifier = ${TRAINS}`.execute(
+    registry.ctx.db,
+  );
+  expect(rows[0]!.gloss).toBe(glossFor(rows[0]!.entry));
+  expect((await search('train ticket timetable'))[0]!.identifier).toBe(TRAINS);
 });
 
 it('finds Japanese and Korean entries by a word of their name or description', async () => {

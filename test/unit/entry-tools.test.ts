@@ -24,6 +24,22 @@ describe('toolsOfCard', () => {
     expect(toolsOfCard(A2A, mcp)).toEqual([]);
   });
 
+  it("adds the English senses of a Chinese description's words on a line of their own (cjk-glossary.ts)", () => {
+    const card = {
+      tools: [
+        { name: 'get-douban-rank', description: '提供图书、电影和电视剧信息' },
+        { name: 'get-news', description: 'Get the news' },
+        { name: 'pokemon', description: 'ポケモンのデータ' },
+      ],
+    };
+    expect(toolsOfCard(MCP, card)).toEqual([
+      { name: 'get-douban-rank', description: '提供图书、电影和电视剧信息\noffer; books; movie; TV series; information.' },
+      { name: 'get-news', description: 'Get the news' },
+      // Kana are not glossed.
+      { name: 'pokemon', description: 'ポケモンのデータ' },
+    ]);
+  });
+
   it("indexes an A2A skill's tags and examples with its description, within the description's limit", () => {
     const card = {
       skills: [
