@@ -15,7 +15,7 @@ import { normaliseFilter, type NormalisedFilter, type QueryFilter } from './quer
 import { checkQueryText } from './query-text';
 import type { QueryVocabulary } from './query-vocabulary';
 import { collapseProducts, ProductKeyCache } from './product-collapse';
-import { matchText, type EntryStateRanking, type Match, type QueryEmbedder, type RankingDeps } from './relevance';
+import { matchText, withEnglishSenses, type EntryStateRanking, type Match, type QueryEmbedder, type RankingDeps } from './relevance';
 
 export interface RankedEntry {
   entry: CatalogEntry;
@@ -154,9 +154,10 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     },
 
     async resultsOf(text, entries) {
+      // The words the ranking searched with: a Chinese query's English senses name the English tools it matched.
       const tools = await matchedTools(
         deps.db,
-        text,
+        withEnglishSenses(text).text,
         entries.map((r) => r.entry.identifier),
       );
       return entries.map((r) => searchResultOf(r, deps.publicUrl, tools.get(r.entry.identifier) ?? []));

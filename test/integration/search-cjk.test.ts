@@ -103,6 +103,22 @@ it("an English query finds a server by its tools' Chinese descriptions, naming t
   expect(found[0]!['@matchedTools'][0]).toBe('get-douban-rank');
 });
 
+it('a Chinese query finds entries written in English, through the English senses of its words', async () => {
+  // 天气预报 "weather forecast", 翻译文本 "translate; text", 网页搜索 "web page; search": the demo corpus's entries.
+  for (const [chinese, english] of [
+    ['天气预报', 'weather forecast'],
+    ['翻译文本', 'translate text'],
+    ['网页搜索', 'web page search'],
+  ]) {
+    const [first] = await search(chinese);
+    expect(first!.identifier).toBe((await search(english))[0]!.identifier);
+    expect(first!.score).toBeGreaterThanOrEqual(50);
+  }
+  // A tool is named by the sense that matched it: 数据库 "database" in query_database.
+  const database = await search('数据库');
+  expect(database[0]!['@matchedTools']).toContain('query_database');
+});
+
 it('stored glosses gain the English senses when the glossary they were written with is older', async () => {
   // A database written before the senses: the entry's gloss without them, the glossary version of then.
   await sql`UPDATE entries SET gloss = '' WHERE identifier = ${TRAINS}`.execute(registry.ctx.db);

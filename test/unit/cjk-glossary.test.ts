@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { cjkGloss, cjkGlossary, hasHan, MAX_CJK_SENSES, readCjkGlossary } from '../../src/catalog/cjk-glossary';
 import { glossFor, parseProductGlossary } from '../../src/catalog/product-glossary';
+import { withEnglishSenses } from '../../src/search/relevance';
 import { plainSense } from '../../scripts/build-cjk-glossary';
 
 const NO_PRODUCTS = parseProductGlossary({}, 'no glossary');
@@ -71,6 +72,21 @@ describe('glossFor with Chinese text', () => {
   test("the products' glosses come first", () => {
     const products = parseProductGlossary({ weibo: 'Chinese microblogging service' }, 'test');
     expect(glossFor(entry({ description: 'Weibo 新闻' }), products)).toBe('Chinese microblogging service. news.');
+  });
+});
+
+describe('withEnglishSenses (a query need as the pipeline searches it)', () => {
+  test('a Chinese query keeps its characters for the bigrams, adds their senses, and is embedded in English', () => {
+    expect(withEnglishSenses('天气预报')).toEqual({ text: '天气预报\nweather forecast', readableText: 'weather forecast' });
+    expect(withEnglishSenses('weibo 热搜 today')).toEqual({
+      text: `weibo 热搜 today\n${sense('热搜')}`,
+      readableText: `weibo  ${sense('热搜')}  today`,
+    });
+  });
+
+  test('any other text is searched as written', () => {
+    expect(withEnglishSenses('weather forecast')).toEqual({ text: 'weather forecast', readableText: 'weather forecast' });
+    expect(withEnglishSenses('ニュース')).toEqual({ text: 'ニュース', readableText: 'ニュース' });
   });
 });
 

@@ -5,6 +5,7 @@
 // Pipelined: the lexical retrieval runs in PostgreSQL while the query is embedded, then the vector retrieval
 // and the lexical candidates' cosines run side by side on two connections, with the topic labels.
 import type { Kysely } from 'kysely';
+import { cjkGloss, hasHan } from '../../catalog/cjk-glossary';
 import type { Database } from '../../db/schema';
 import type { NormalisedFilter } from '../query-filter';
 import { embeddingText } from '../query-text';
@@ -140,12 +141,15 @@ export async function matchText(
  * score, best first (by relevance x type weight when the filter leaves the types open), ties by identifier.
  * Search pages through it; explore counts and groups it.
  */
-async function matchNeed(deps: RankingDeps, text: string, filter: NormalisedFilter, stages: RankingStages): Promise<Match[]> {
+async function matchNeed(deps: RankingDeps, need: string, filter: NormalisedFilter, stages: RankingStages): Promise<Match[]> {
   const { db, embedder, timings } = deps;
   const clock = new SqlClock();
+  // A Chinese query is searched with the English senses of its words too (as Chinese text is indexed with them:
+  // cjk-glossary.ts), so it finds entries written in English; the model reads the senses in place of the characters.
+  const { text, readableText } = withEnglishSenses(need);
   const words = await clock.time(() => stages.queryWords(db, text, deps.vocabulary ?? BUNDLED_VOCABULARY));
   const embeddingStart = performance.now();
-  const embedding = embedder.embedOne(embeddingText(text, words)).then((vector) => {
+  const embedding = embedder.embedOne(embeddingText(readableText, words)).then((vector) => {
     timings?.observe('embedding', (performance.now() - embeddingStart) / 1000);
     return vector;
   });
@@ -162,7 +166,7 @@ async function matchNeed(deps: RankingDeps, text: string, filter: NormalisedFilt
   // Usually the lexical retrieval is done first. When the embedding is (a cached query vector: a repeated
   // query, the next page), the vector retrieval starts at once instead of waiting for it.
   const embeddedFirst = await Promise.race([embedding.then(() => true), lexicalRows.then(() => false)]);
-  const q: PreparedQuery = { ...lexical, vector: await embedding, readable: embedder.readableShare?.(text) ?? 1 };
+  const q: PreparedQuery = { ...lexical, vector: await embedding, readable: embedder.readableShare?.(readableText) ?? 1 };
   const namedRows = clock.time(() => stages.namedRetrieval(db, q, filter));
   namedRows.catch(() => undefined);
   const topics = clock.time(() => stages.topicLabels(db, q));
@@ -186,6 +190,18 @@ async function matchNeed(deps: RankingDeps, text: string, filter: NormalisedFilt
   const labels = await topics;
   timings?.observe('sql', clock.ms / 1000);
   return scoreCandidates(deps, stages, q, mergeSignals(rows), labels, filter);
+}
+
+/**
+ * The text a need is searched with: a text holding Chinese words the dictionary knows gets their English senses on a
+ * line after it, and the model embeds the text with each Chinese run replaced by its senses ("获取天气预报" ->
+ * "gain; weather forecast"); any other text is searched as written.
+ */
+export function withEnglishSenses(need: string): { text: string; readableText: string } {
+  if (!hasHan(need)) return { text: need, readableText: need };
+  const senses = cjkGloss([need]);
+  if (senses === '') return { text: need, readableText: need };
+  return { text: `${need}\n${senses}`, readableText: need.replace(/\p{Script=Han}+/gu, (run) => ` ${cjkGloss([run])} `).trim() };
 }
 
 /**
