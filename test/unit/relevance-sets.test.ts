@@ -25,7 +25,7 @@ function corpusKeys(file: string): string[] {
 const setFiles = fs.readdirSync(SETS_DIR).filter((f) => f.endsWith('-queries.json'));
 
 describe('labelled query sets (bench/relevance)', () => {
-  it('holds the repo sets, the four held-out pairs and the library half of the fifth', () => {
+  it('holds the repo sets, the four held-out pairs, the library half of the fifth and the Chinese set', () => {
     expect(setFiles.sort()).toEqual([
       'alexandria-queries.json',
       'holdout-alexandria-queries.json',
@@ -38,7 +38,18 @@ describe('labelled query sets (bench/relevance)', () => {
       'holdout4-registry-queries.json',
       'holdout5-alexandria-queries.json',
       'registry-queries.json',
+      'zh-registry-queries.json',
     ]);
+  });
+
+  it('the Chinese set asks the first registry queries in Chinese, with their labels', () => {
+    const read = (file: string) => JSON.parse(fs.readFileSync(path.join(SETS_DIR, file), 'utf8')) as QuerySet;
+    const english = new Map(read('registry-queries.json').queries.map((q) => [q.id, q]));
+    for (const q of read('zh-registry-queries.json').queries as Array<QuerySet['queries'][number] & { original: string }>) {
+      const original = english.get(q.id.replace(/^zh/, 'r'));
+      expect([q.original, q.kind, q.relevant]).toEqual([original?.text, original?.kind, original?.relevant]);
+      expect(q.text).toMatch(/\p{Script=Han}/u);
+    }
   });
 
   it.each(setFiles)('%s: unique ids, known kinds, a grade-2 entry per query, every judged key in its corpus', (file) => {
