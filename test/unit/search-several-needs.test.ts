@@ -24,6 +24,20 @@ describe('need texts: a text that asks for several things', () => {
     ]);
   });
 
+  it('splits Chinese text at 。！？； with no space after them, at ，, and at 然后 / 接着 / 并且 after a character', () => {
+    // "Look up today's Weibo hot searches, then make a word cloud. Save it to /root/pic/cloud.png"
+    expect(needTexts('帮我查一下今天的微博热搜，然后生成一个词云图。保存到 /root/pic/cloud.png')).toEqual([
+      '帮我查一下今天的微博热搜',
+      '然后生成一个词云图。',
+      '保存到 /root/pic/cloud.png',
+      'read and write files and directories on the local file system',
+    ]);
+    expect(needTexts('查一下今天的微博热搜然后生成一个词云图并保存到桌面')).toEqual(['查一下今天的微博热搜', '生成一个词云图并保存到桌面']);
+    // One clause, however long, and a short text: one need.
+    expect(needTexts('帮我找一个可以查询全国火车票余票的服务')).toEqual([]);
+    expect(needTexts('微博热搜。知乎热榜')).toEqual([]);
+  });
+
   it('keeps a single need whole: one clause, a number written with a comma, a file name with a dot', () => {
     expect(needTexts('postgres mcp server')).toEqual([]);
     expect(needTexts('my after-tax income last month was 15,000 CNY and I would like to know my tax')).toEqual([

@@ -2,7 +2,7 @@
 // the top one's wiki, then draft an intro in /root/markdown/intro.md") is split into need texts, each ranked
 // through the whole pipeline on its own (pipeline.ts) and the first page assembled to hold the best entry of
 // each (need-page.ts). The text's own punctuation and connectives decide the split: sentences, clauses after a
-// comma or semicolon, "and" / "then" / "and then" between clauses. Three forms in a task imply a need its words
+// comma or semicolon, "and" / "then" / "and then" between clauses, their Chinese counterparts. Three forms in a task imply a need its words
 // do not name (impliedNeeds): a local file path (files to read or write), a date relative to today (the current
 // date), a web address (a page to fetch). Nothing here knows a product: each implied need is a sentence about an
 // operation, ranked like any need, so whatever entry of the index has that operation answers it.
@@ -30,11 +30,12 @@ export const MIN_SPLIT_WORDS = 12;
 /** Splits a text into its needs' texts; [] when it asks for one thing (the text itself is then the need). */
 export type NeedTextsStage = (text: string) => string[];
 
-// A sentence ends at . ! ? or ; followed by white space (not inside "report.pdf" or "node.js"), or at a line break.
-const SENTENCE_END = /(?<=[.!?;。！？；])\s+|\n+/u;
-// Between clauses: a comma (not in a number: "15,000"; with the connectives that follow it), or "and then" /
-// "then" / "and" between words.
-const CLAUSE_BREAK = /(?<!\p{N})[,，]\s*(?:(?:and then|and|then)\s+)?|\s+(?:and then|then|and)\s+/iu;
+// A sentence ends at . ! ? or ; followed by white space (not inside "report.pdf" or "node.js"), at a Chinese or
+// Japanese 。！？；, which no space follows, or at a line break.
+const SENTENCE_END = /(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+/u;
+// Between clauses: a comma (not in a number: "15,000"; with the connectives that follow it), "and then" / "then" /
+// "and" between words, or 然后 / 接着 / 并且 ("then", "next", "and also") after a Chinese character.
+const CLAUSE_BREAK = /(?<!\p{N})[,，]\s*(?:(?:and then|and|then)\s+)?|\s+(?:and then|then|and)\s+|(?<=\p{Script=Han})(?:然后|接着|并且)/iu;
 
 /** An implied need: the form in a task's text that implies it, and the need's text, ranked like a clause's. */
 interface ImpliedNeed {
