@@ -17,6 +17,11 @@ const MAX_WORD_CHARACTERS = 4;
  * entry says in English and make its doc vector a list of dictionary words.
  */
 export const MAX_CJK_SENSES = 40;
+/**
+ * At most this many Chinese characters of one text are read: 40 senses come from far fewer, and a hostile card's 32 K
+ * characters of tool descriptions took 0.3-0.6 s to read in full on the event loop; 2,000 take 2-8 ms.
+ */
+export const MAX_GLOSSED_CHARACTERS = 2000;
 const HAN_RUN = /\p{Script=Han}+/gu;
 
 export interface CjkGlossary {
@@ -69,8 +74,9 @@ function glossaryFile(): string {
 
 /**
  * A dictionary file: "word<TAB>sense" lines sorted by the words' UTF-16 code units, '#' lines first as comments. Kept
- * as the file's text and the offsets of its lines, searched by bisection: loaded, RSS grows by 16 MB in ~125 ms, where a
- * Map of its 148k words grew it by 60 MB in ~370 ms (a 24-character text glossed in ~50 µs).
+ * as the file's text and the offsets of its lines, searched by bisection among the words of the same first character:
+ * loaded, RSS grows by 20 MB in ~200 ms (machine load 7), where a Map of its 148k words grew it by 60 MB in ~370 ms; a
+ * 24-character text is glossed in ~30 µs.
  */
 export function readCjkGlossary(file: string): CjkGlossary {
   const text = fs.readFileSync(file, 'utf8');
@@ -91,11 +97,21 @@ export function readCjkGlossary(file: string): CjkGlossary {
   }
   const offsets = Int32Array.from(starts);
   const wordAt = (i: number) => text.slice(offsets[i]!, text.indexOf('\t', offsets[i]!));
+  // The lines of the words that start with each character, contiguous in the sorted file: a lookup bisects only
+  // those (a few dozen at most), not all 148k.
+  const byFirst = new Map<string, [number, number]>();
+  for (let i = 0; i < offsets.length; i++) {
+    const first = String.fromCodePoint(text.codePointAt(offsets[i]!)!);
+    const range = byFirst.get(first);
+    if (range) range[1] = i;
+    else byFirst.set(first, [i, i]);
+  }
   return {
     size: offsets.length,
     sense(word) {
-      let low = 0;
-      let high = offsets.length - 1;
+      const range = byFirst.get(String.fromCodePoint(word.codePointAt(0) ?? 0));
+      if (!range) return undefined;
+      let [low, high] = range;
       while (low <= high) {
         const middle = (low + high) >> 1;
         const found = wordAt(middle);
@@ -117,31 +133,40 @@ export function hasHan(text: string): boolean {
   return /\p{Script=Han}/u.test(text);
 }
 
+/** How many Chinese characters `text` holds. */
+export function hanCharacters(text: string): number {
+  return text.match(/\p{Script=Han}/gu)?.length ?? 0;
+}
+
 /**
  * The English senses of the Chinese words of `texts`, in order, each once, at most MAX_CJK_SENSES, joined by "; ";
- * "" when they hold no Chinese word the dictionary knows.
+ * "" when they hold no Chinese word the dictionary knows. At most `characters` Chinese characters are read
+ * (MAX_GLOSSED_CHARACTERS): what a publisher's text costs to gloss is bounded, whatever its length.
  */
-export function cjkGloss(texts: readonly string[], glossary: CjkGlossary = cjkGlossary()): string {
+export function cjkGloss(texts: readonly string[], glossary: CjkGlossary = cjkGlossary(), characters = MAX_GLOSSED_CHARACTERS): string {
   const found: string[] = [];
   const seen = new Set<string>();
+  let budget = characters;
   for (const text of texts) {
     for (const run of text.matchAll(HAN_RUN)) {
-      const chars = [...run[0]];
+      const chars = [...run[0]].slice(0, budget);
+      budget -= chars.length;
       for (let i = 0; i < chars.length && found.length < MAX_CJK_SENSES;) {
-        let matched = 0;
-        for (let n = Math.min(MAX_WORD_CHARACTERS, chars.length - i); n > 0; n--) {
+        let matched = 1;
+        // Longest first; a character standing alone is not glossed (的 "of", 鸣 "cry" in the name 鸣潮), so not looked up.
+        for (let n = Math.min(MAX_WORD_CHARACTERS, chars.length - i); n > 1; n--) {
           const sense = glossary.sense(chars.slice(i, i + n).join(''));
           if (sense === undefined) continue;
           matched = n;
-          // A character standing alone is glossed by its first sense of many (的 "of", 鸣 "cry" in the name 鸣潮).
-          if (n > 1 && !seen.has(sense)) {
+          if (!seen.has(sense)) {
             seen.add(sense);
             found.push(sense);
           }
           break;
         }
-        i += Math.max(matched, 1);
+        i += matched;
       }
+      if (budget <= 0 || found.length >= MAX_CJK_SENSES) return found.join('; ');
     }
   }
   return found.join('; ');

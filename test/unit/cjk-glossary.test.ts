@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cjkGloss, cjkGlossary, hasHan, MAX_CJK_SENSES, readCjkGlossary } from '../../src/catalog/cjk-glossary';
+import { cjkGloss, cjkGlossary, hasHan, MAX_CJK_SENSES, MAX_GLOSSED_CHARACTERS, readCjkGlossary } from '../../src/catalog/cjk-glossary';
 import { glossFor, parseProductGlossary } from '../../src/catalog/product-glossary';
 import { withEnglishSenses } from '../../src/search/relevance';
 import { plainSense } from '../../scripts/build-cjk-glossary';
@@ -48,6 +48,15 @@ describe('cjkGloss', () => {
     } finally {
       fs.rmSync(file, { force: true });
     }
+  });
+
+  test('at most MAX_GLOSSED_CHARACTERS Chinese characters are read, over all the texts', () => {
+    // A run of a character no word starts with (〇 alone is no word of two or more), then 新闻 "news".
+    const filler = '〇'.repeat(MAX_GLOSSED_CHARACTERS - 1);
+    expect(cjkGloss([`${filler}新闻`])).toBe('');
+    expect(cjkGloss([filler, '新闻'])).toBe('');
+    expect(cjkGloss([`${filler}新闻`], cjkGlossary(), MAX_GLOSSED_CHARACTERS + 1)).toBe('news');
+    expect(cjkGloss([filler.slice(2), '新闻'])).toBe('news');
   });
 
   test('hasHan finds a Chinese character, not kana or hangul', () => {

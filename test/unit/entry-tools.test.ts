@@ -40,6 +40,14 @@ describe('toolsOfCard', () => {
     ]);
   });
 
+  it('reads at most TOOL_LIMITS.glossedCharacters Chinese characters of a card for senses: the tools after them get none', () => {
+    const long = '〇'.repeat(1000);
+    const tools = [1, 2, 3, 4].map((n) => ({ name: `t${n}`, description: long })).concat([{ name: 'news', description: '新闻' }]);
+    expect(TOOL_LIMITS.glossedCharacters).toBe(4000);
+    expect(toolsOfCard(MCP, { tools }).at(-1)).toEqual({ name: 'news', description: '新闻' });
+    expect(toolsOfCard(MCP, { tools: tools.slice(1) }).at(-1)).toEqual({ name: 'news', description: '新闻\nnews.' });
+  });
+
   it("indexes an A2A skill's tags and examples with its description, within the description's limit", () => {
     const card = {
       skills: [
