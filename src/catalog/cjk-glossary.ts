@@ -128,11 +128,6 @@ export function readCjkGlossary(file: string): CjkGlossary {
   };
 }
 
-/** Whether `text` holds a Chinese character (what cjkGloss reads). */
-export function hasHan(text: string): boolean {
-  return /\p{Script=Han}/u.test(text);
-}
-
 /** How many Chinese characters `text` holds. */
 export function hanCharacters(text: string): number {
   return text.match(/\p{Script=Han}/gu)?.length ?? 0;
@@ -141,14 +136,16 @@ export function hanCharacters(text: string): number {
 /**
  * The English senses of the Chinese words of `texts`, in order, each once, at most MAX_CJK_SENSES, joined by "; ";
  * "" when they hold no Chinese word the dictionary knows. At most `characters` Chinese characters are read
- * (MAX_GLOSSED_CHARACTERS): what a publisher's text costs to gloss is bounded, whatever its length.
+ * (MAX_GLOSSED_CHARACTERS): what a publisher's text costs to gloss is bounded, whatever its length. The bundled
+ * dictionary (unless `glossary` is given) is read at the first Chinese character met: a text without one costs a scan.
  */
-export function cjkGloss(texts: readonly string[], glossary: CjkGlossary = cjkGlossary(), characters = MAX_GLOSSED_CHARACTERS): string {
+export function cjkGloss(texts: readonly string[], glossary?: CjkGlossary, characters = MAX_GLOSSED_CHARACTERS): string {
   const found: string[] = [];
   const seen = new Set<string>();
   let budget = characters;
   for (const text of texts) {
     for (const run of text.matchAll(HAN_RUN)) {
+      glossary ??= cjkGlossary();
       const chars = [...run[0]].slice(0, budget);
       budget -= chars.length;
       for (let i = 0; i < chars.length && found.length < MAX_CJK_SENSES;) {

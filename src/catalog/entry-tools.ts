@@ -5,7 +5,7 @@
 // beside the entry (entries.tools, migration 0019), never part of the entry served.
 import { storableText } from '../storable-text';
 import { MEDIA_TYPES, type CatalogEntry } from './catalog-entry';
-import { cjkGloss, hanCharacters, hasHan, MAX_GLOSSED_CHARACTERS } from './cjk-glossary';
+import { cjkGloss, hanCharacters, MAX_GLOSSED_CHARACTERS } from './cjk-glossary';
 
 export interface EntryTool {
   name: string;
@@ -64,7 +64,7 @@ export function toolsOfCard(type: string, card: unknown): EntryTool[] {
     seen.add(name);
     const limit = Math.max(0, Math.min(budget, TOOL_LIMITS.descriptionCharacters));
     const text = storableText(describedBy(item, member).slice(0, limit));
-    const description = withEnglishSenses(text, glossBudget);
+    const description = describedWithSenses(text, glossBudget);
     glossBudget -= hanCharacters(text);
     budget -= description.length;
     tools.push({ name, description });
@@ -93,9 +93,8 @@ function describedBy(item: Record<string, unknown>, member: 'tools' | 'skills'):
  * is found by 微博 through its bigrams and by "popular search" through its senses. Indexed like the rest of the text
  * (weight D); only tool names are ever shown (`@matchedTools`).
  */
-function withEnglishSenses(text: string, characters: number): string {
-  if (characters <= 0 || !hasHan(text)) return text;
-  const senses = cjkGloss([text], undefined, Math.min(characters, MAX_GLOSSED_CHARACTERS));
+function describedWithSenses(text: string, characters: number): string {
+  const senses = characters > 0 ? cjkGloss([text], undefined, Math.min(characters, MAX_GLOSSED_CHARACTERS)) : '';
   return senses === '' ? text : `${text}\n${senses}.`;
 }
 

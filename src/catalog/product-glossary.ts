@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { ConfigError } from '../config';
 import { readJsonFile } from '../json-file';
-import { CJK_GLOSSARY_VERSION, cjkGloss, hasHan } from './cjk-glossary';
+import { CJK_GLOSSARY_VERSION, cjkGloss } from './cjk-glossary';
 import glossaryJson from './product-glosses.json';
 
 /** At most this many glosses per entry, the first named first: an entry listing twenty integrations is glossed by its own product. */
@@ -182,7 +182,6 @@ export function glossFor(entry: GlossableEntry, glossary: ProductGlossary = PROD
   }
   const glosses = found.map((key) => glossary.glosses.get(key)!.replace(/[.\s]+$/, '') + '.');
   // The entry's Chinese text in English words (cjk-glossary.ts), after the products' glosses.
-  const chinese = [entry.displayName, entry.description ?? '', (entry.tags ?? []).join(' ')];
-  const senses = chinese.some(hasHan) ? cjkGloss(chinese) : '';
+  const senses = cjkGloss([entry.displayName, entry.description ?? '', (entry.tags ?? []).join(' ')]);
   return [...glosses, ...(senses === '' ? [] : [`${senses}.`])].join(' ');
 }

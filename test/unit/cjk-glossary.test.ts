@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cjkGloss, cjkGlossary, hasHan, MAX_CJK_SENSES, MAX_GLOSSED_CHARACTERS, readCjkGlossary } from '../../src/catalog/cjk-glossary';
+import { cjkGloss, cjkGlossary, MAX_CJK_SENSES, MAX_GLOSSED_CHARACTERS, readCjkGlossary } from '../../src/catalog/cjk-glossary';
 import { glossFor, parseProductGlossary } from '../../src/catalog/product-glossary';
 import { withEnglishSenses } from '../../src/search/relevance';
 import { plainSense } from '../../scripts/build-cjk-glossary';
@@ -57,11 +57,6 @@ describe('cjkGloss', () => {
     expect(cjkGloss([filler, '新闻'])).toBe('');
     expect(cjkGloss([`${filler}新闻`], cjkGlossary(), MAX_GLOSSED_CHARACTERS + 1)).toBe('news');
     expect(cjkGloss([filler.slice(2), '新闻'])).toBe('news');
-  });
-
-  test('hasHan finds a Chinese character, not kana or hangul', () => {
-    expect(hasHan('微博')).toBe(true);
-    expect(hasHan('ニュース 뉴스 news')).toBe(false);
   });
 });
 

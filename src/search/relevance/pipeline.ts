@@ -5,7 +5,7 @@
 // Pipelined: the lexical retrieval runs in PostgreSQL while the query is embedded, then the vector retrieval
 // and the lexical candidates' cosines run side by side on two connections, with the topic labels.
 import type { Kysely } from 'kysely';
-import { cjkGloss, hasHan } from '../../catalog/cjk-glossary';
+import { cjkGloss } from '../../catalog/cjk-glossary';
 import type { Database } from '../../db/schema';
 import type { NormalisedFilter } from '../query-filter';
 import { embeddingText } from '../query-text';
@@ -198,7 +198,6 @@ async function matchNeed(deps: RankingDeps, need: string, filter: NormalisedFilt
  * "gain; weather forecast"); any other text is searched as written.
  */
 export function withEnglishSenses(need: string): { text: string; readableText: string } {
-  if (!hasHan(need)) return { text: need, readableText: need };
   const senses = cjkGloss([need]);
   if (senses === '') return { text: need, readableText: need };
   return { text: `${need}\n${senses}`, readableText: need.replace(/\p{Script=Han}+/gu, (run) => ` ${cjkGloss([run])} `).trim() };
