@@ -150,6 +150,9 @@ describe('synonyms.json abbreviations', () => {
     ['sfdc', 'salesforce'],
     ['bq', 'bigquery'],
     ['otel', 'opentelemetry'],
+    ['ppt', 'powerpoint'],
+    ['pptx', 'powerpoint'],
+    ['xls', 'excel'],
   ])('%s expands to %s in its own concept', (word, expansion) => {
     expect(expandQuery(`${word} export`)).toEqual(expect.arrayContaining([{ group: 0, word: expansion, weight: EXPANSION_WEIGHT }]));
   });
