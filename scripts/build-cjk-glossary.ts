@@ -7,6 +7,7 @@
 //   npx tsx scripts/build-cjk-glossary.ts /tmp/package
 import fs from 'node:fs';
 import path from 'node:path';
+import { MAX_WORD_CHARACTERS } from '../src/catalog/cjk-glossary';
 
 interface CedictEntry {
   traditional: string;
@@ -15,8 +16,6 @@ interface CedictEntry {
   english: string[];
 }
 
-/** Words longer than this are rare in the texts the registry meets and would triple the file. */
-const MAX_WORD_CHARACTERS = 4;
 /** A sense longer than this is an explanation, not a word to index. */
 const MAX_SENSE_WORDS = 4;
 const HAN_WORD = new RegExp(`^\\p{Script=Han}{1,${MAX_WORD_CHARACTERS}}$`, 'u');

@@ -10,8 +10,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** The longest word of the dictionary, in characters (scripts/build-cjk-glossary.ts MAX_WORD_CHARACTERS). */
-const MAX_WORD_CHARACTERS = 4;
+/**
+ * The longest word of the dictionary, in characters (scripts/build-cjk-glossary.ts writes no longer one): longer words
+ * are rare in the texts the registry meets and would triple the file.
+ */
+export const MAX_WORD_CHARACTERS = 4;
 /**
  * At most this many senses per text: a long Chinese description glossed word by word would outweigh what the
  * entry says in English and make its doc vector a list of dictionary words.
