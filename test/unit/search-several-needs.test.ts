@@ -1,5 +1,6 @@
 import {
   assembleNeedPage,
+  isImpliedNeed,
   clauseNeedTexts,
   impliedNeeds,
   IMPLIED_NEEDS,
@@ -139,6 +140,20 @@ describe('the coverage-first page of several needs', () => {
     // Each entry at its best over the lists, capped by the score before it: the list stays in score order.
     expect(page.map((m) => m.score)).toEqual([95, 60, 40, 40, 40]);
     expect(page.map((m) => m.relevance)).toEqual([0.95, 0.6, 0.4, 0.85, 0.7]);
+  });
+
+  it('places the best of the needs the text names before the best of those it implies, whatever their scores', () => {
+    const whole = [match('a', 90), match('b', 50)];
+    const named = [match('n', 40)];
+    const files = [match('fs', 80)];
+    expect(assembleNeedPage(whole, [files, named], { implied: [true, false] }).map((m) => m.identifier)).toEqual(['a', 'n', 'fs', 'b']);
+    // Without the marks the round is by score alone.
+    expect(assembleNeedPage(whole, [files, named]).map((m) => m.identifier)).toEqual(['a', 'fs', 'n', 'b']);
+  });
+
+  it('tells the implied needs from the named ones by their text', () => {
+    const text = 'summarise the latest bitcoin news, then save the summary to /root/markdown/bitcoin.md';
+    expect(needTexts(text).map(isImpliedNeed)).toEqual([false, false, true]);
   });
 
   it("leaves a need's matches under the cutoff (minimum matches' fill) out of the rounds", () => {

@@ -77,6 +77,11 @@ export const IMPLIED_NEEDS: readonly ImpliedNeed[] = [
   { form: /\bhttps?:\/\/[^\s/]+\/\S+/iu, need: 'fetch a web page from its URL and read its content' },
 ];
 
+/** Whether a need's text is one of IMPLIED_NEEDS' (the first page places the needs a text names before them). */
+export function isImpliedNeed(need: string): boolean {
+  return IMPLIED_NEEDS.some((implied) => implied.need === need);
+}
+
 /** The needs a task's text implies without naming them (IMPLIED_NEEDS), in IMPLIED_NEEDS' order. */
 export function impliedNeeds(text: string): string[] {
   return IMPLIED_NEEDS.filter((implied) => implied.form.test(text)).map((implied) => implied.need);

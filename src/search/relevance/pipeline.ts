@@ -46,7 +46,7 @@ import {
 } from './scoring';
 import { adjustForEntryState, type EntryStateRanking } from './entry-state-adjustment';
 import { topicLabels, type TopicLabelsStage } from './topic-labels';
-import { needTexts, type NeedTextsStage } from './need-texts';
+import { isImpliedNeed, needTexts, type NeedTextsStage } from './need-texts';
 import { assembleNeedPage } from './need-page';
 
 /** The stages of the pipeline, in the order they run. */
@@ -132,7 +132,7 @@ export async function matchText(
   const needs = stages.needTexts(text);
   if (needs.length === 0) return confidentScores(await matchNeed(deps, text, filter, stages));
   const [whole, ...perNeed] = await Promise.all([text, ...needs].map((t) => matchNeed(deps, t, filter, stages)));
-  return confidentScores(assembleNeedPage(whole, perNeed));
+  return confidentScores(assembleNeedPage(whole, perNeed, { implied: needs.map(isImpliedNeed) }));
 }
 
 /**
