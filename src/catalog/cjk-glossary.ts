@@ -9,6 +9,7 @@
 // docs/relevance.md "Chinese, Japanese and Korean text".
 import fs from 'node:fs';
 import path from 'node:path';
+import { projectFolder } from '../project-folder';
 
 /**
  * The longest word of the dictionary, in characters (scripts/build-cjk-glossary.ts writes no longer one): longer words
@@ -65,14 +66,7 @@ function firstLine(file: string): string {
 
 /** The dictionary's file, from the sources (tsx) or the build (dist/). */
 function glossaryFile(): string {
-  for (const up of [
-    ['..', '..'],
-    ['..', '..', '..'],
-  ]) {
-    const file = path.resolve(__dirname, ...up, 'data', 'cjk-glossary', 'cjk-glossary.tsv');
-    if (fs.existsSync(file)) return file;
-  }
-  throw new Error(`data/cjk-glossary/cjk-glossary.tsv not found from ${__dirname}`);
+  return path.join(projectFolder('data', 'cjk-glossary'), 'cjk-glossary.tsv');
 }
 
 /**

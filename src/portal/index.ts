@@ -9,7 +9,8 @@ import { entryPage } from './pages/entry-page';
 import { libraryPage, readLibraryState } from './pages/library-page';
 import { readSearchState, searchPage, type QueryParameters } from './pages/search-page';
 import { ownBaseUrl, PortalKey, registryApi, type RegistryApi } from './registry-api';
-import { loadAsset, projectFolder, sendAsset, sendMaybeCompressed, type StaticAsset } from './static-assets';
+import { projectFolder } from '../project-folder';
+import { loadAsset, sendAsset, sendMaybeCompressed, type StaticAsset } from './static-assets';
 
 export interface PortalOptions {
   /** This registry's PUBLIC_URL: results whose `source` differs came from a peer. */

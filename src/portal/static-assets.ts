@@ -2,8 +2,7 @@
 // read once into memory and served with a strong ETag, gzip when the client takes it, and a year of
 // caching for the ones whose URL carries their content hash.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { Request, Response } from 'express';
 import { ifNoneMatchHits } from '../http/caching';
@@ -55,16 +54,4 @@ export function sendMaybeCompressed(req: Request, res: Response, body: Buffer, g
     return;
   }
   res.end(req.method === 'HEAD' ? undefined : body);
-}
-
-/** A folder shipped beside the sources: found from src/ (tsx, jest) and from dist/src/ (npm start). */
-export function projectFolder(...segments: string[]): string {
-  for (const up of [
-    ['..', '..'],
-    ['..', '..', '..'],
-  ]) {
-    const candidate = path.resolve(__dirname, ...up, ...segments);
-    if (existsSync(candidate)) return candidate;
-  }
-  throw new Error(`${segments.join('/')} not found from ${__dirname}`);
 }
