@@ -400,6 +400,8 @@ const withoutTypeWeights: Ranker = { name: '- type weights', collapse: true };
 const withoutNeeds: Ranker = { name: '- several needs', ...PRODUCTION, ablations: { needs: false } };
 /** The clauses' needs only: none implied by a file path, a relative date or a web address (need-texts.ts). */
 const withoutImpliedNeeds: Ranker = { name: '- implied needs', ...PRODUCTION, ablations: { impliedNeeds: false } };
+/** The entries' tool vectors do not raise their cosine (signals.ts withToolCosine; decision 0037). */
+const withoutToolVectors: Ranker = { name: '- tool vectors', ...PRODUCTION, ablations: { toolVectors: false } };
 const RANKERS: Ranker[] = [
   production,
   { name: 'semantic only', ...PRODUCTION, ablations: { signals: { lexical: false }, cutoff: 0 } },
@@ -412,6 +414,7 @@ const RANKERS: Ranker[] = [
   withoutNeeds,
   withoutImpliedNeeds,
   { name: 'semantic: doc only', ...PRODUCTION, ablations: { semanticFields: ['doc'] } },
+  withoutToolVectors,
   ...[0.1, 0.25].map((boost) => ({ name: `+ verified boost ${boost}`, ...PRODUCTION, entryStates: verifiedBoost(boost) })),
   { name: '- archived demotion', ...PRODUCTION, entryStates: { ...PRODUCTION.entryStates!, archivedDemotion: 0 } },
   { name: '- product collapse', ...PRODUCTION, collapse: false },
@@ -504,7 +507,7 @@ async function externalBenchmark(embedder: QueryEmbedder, report: Record<string,
           ? [production]
           : suffix
             ? [production, plainBm25Ranker()]
-            : [production, withoutNeeds, withoutImpliedNeeds, plainBm25Ranker()],
+            : [production, withoutNeeds, withoutImpliedNeeds, withoutToolVectors, plainBm25Ranker()],
         report,
       );
     } finally {

@@ -178,6 +178,37 @@ export async function deleteVectors(db: Kysely<Database>, model: string, identif
   }
 }
 
+/** One vector of an entry's tool (tool_vectors, migration 0023): the tool's index in entries.tools. */
+export interface ToolVectorRow {
+  identifier: string;
+  position: number;
+  vector: number[];
+}
+
+/** Deletes the tool vectors of `identifiers`: of `model`, or of every model when it is omitted. */
+export async function deleteToolVectors(db: Kysely<Database>, identifiers: readonly string[], model?: string): Promise<void> {
+  for (let i = 0; i < identifiers.length; i += 1000) {
+    let query = db.deleteFrom('tool_vectors').where('identifier', 'in', identifiers.slice(i, i + 1000));
+    if (model !== undefined) query = query.where('model', '=', model);
+    await query.execute();
+  }
+}
+
+export async function storeToolVectors(db: Kysely<Database>, model: string, rows: readonly ToolVectorRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 200)
+    await db
+      .insertInto('tool_vectors')
+      .values(
+        rows
+          .slice(i, i + 200)
+          .map((r) => ({ identifier: r.identifier, model, position: r.position, embedding: toVectorLiteral(r.vector) })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['identifier', 'model', 'position']).doUpdateSet((eb) => ({ embedding: eb.ref('excluded.embedding') })),
+      )
+      .execute();
+}
+
 export async function getLiveEntry(
   db: Kysely<Database>,
   identifier: string,

@@ -69,6 +69,14 @@ export interface EntryVectorsTable {
   embedding: ColumnType<string, string, string>;
 }
 
+export interface ToolVectorsTable {
+  identifier: string;
+  model: string;
+  /** The tool's index in entries.tools. */
+  position: number;
+  embedding: ColumnType<string, string, string>;
+}
+
 export interface TagVectorsTable {
   model: string;
   tag: string;
@@ -149,6 +157,7 @@ export interface Database {
   entry_verification: EntryVerificationTable;
   entry_liveness: EntryLivenessTable;
   tag_vectors: TagVectorsTable;
+  tool_vectors: ToolVectorsTable;
   registry_settings: RegistrySettingsTable;
   schema_migrations: SchemaMigrationsTable;
   sources: SourcesTable;

@@ -25,3 +25,27 @@ export function entryEmbeddingTexts(entry: CatalogEntry, gloss: string): Record<
     description: entry.description ?? '',
   };
 }
+
+/**
+ * Tools embedded per entry, each on its own (tool_vectors, migration 0023), the first of entries.tools. LiveMCPBench's
+ * 70 servers list at most 35; a card may list TOOL_LIMITS.tools (256), whose vectors would cost ingest ~30 model
+ * tokens each for tools past the ones a server leads with.
+ */
+export const TOOL_VECTORS_PER_ENTRY = 64;
+/** A tool's description as embedded: the bundled model reads 128 tokens, ~600 characters of English. */
+export const TOOL_TEXT_CHARACTERS = 600;
+
+/**
+ * The text embedded for each of an entry's first TOOL_VECTORS_PER_ENTRY tools, by position: its name in words
+ * (camelCase and `_./-` split, as the lexical index reads it: matched-tools.ts) and its description's start.
+ */
+export function toolEmbeddingTexts(tools: ReadonlyArray<{ name: string; description: string }>): string[] {
+  return tools.slice(0, TOOL_VECTORS_PER_ENTRY).map((tool) => {
+    const words = tool.name
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .replace(/[_./-]+/g, ' ')
+      .trim();
+    const description = tool.description.slice(0, TOOL_TEXT_CHARACTERS).trim();
+    return description === '' ? words : `${words}: ${description}`;
+  });
+}

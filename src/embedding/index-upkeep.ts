@@ -1,5 +1,5 @@
 // The index's background upkeep at start, in the order that keeps it consistent: the tags that have no
-// vector are embedded; the glosses written with another product glossary are rewritten (gloss-refresh.ts);
+// vector are embedded, then the tools of entries that have no tool vector (a database from before migration 0023); the glosses written with another product glossary are rewritten (gloss-refresh.ts);
 // only then is the index re-embedded with the goal model when it is not the active one (model-switch.ts).
 // The switch embeds each entry's stored gloss: started before the rewrite was over, it could read a gloss
 // the rewrite was replacing and store the new model's vector of it after the rewrite had passed, a vector
@@ -12,6 +12,7 @@ import type { Embedder } from './embedder';
 import { refreshGlosses } from './gloss-refresh';
 import type { EmbeddingModels } from './model-switch';
 import { fillTagVectors } from './tag-vectors';
+import { fillToolVectors } from './tool-vectors';
 
 export interface IndexUpkeepDeps {
   db: Kysely<Database>;
@@ -41,7 +42,14 @@ export function startIndexUpkeep(deps: IndexUpkeepDeps): IndexUpkeep {
     .then((added) => {
       if (added > 0) logger.info({ added, model: embedder.id }, 'embedded the tags that had no vector');
     })
-    .catch((error: unknown) => logger.error({ err: error }, 'embedding tags failed; search ranks without those topic labels'));
+    .catch((error: unknown) => logger.error({ err: error }, 'embedding tags failed; search ranks without those topic labels'))
+    .then(() => (stopping ? 0 : fillToolVectors(db, embedder, { onBatch: () => !stopping })))
+    .then((filled) => {
+      if (filled > 0) logger.info({ entries: filled, model: embedder.id }, 'embedded the tools of the entries that had no tool vector');
+    })
+    .catch((error: unknown) =>
+      logger.error({ err: error }, "embedding tools failed; search ranks those entries without their tools' vectors"),
+    );
   const glossesThenModel = refreshGlosses(db, embedder, { glossary, batchSize: deps.batchSize, onBatch: () => !stopping })
     .then((result) => {
       if (result.changed > 0)

@@ -1,6 +1,6 @@
 // Changing the embedding model without downtime. entry_vectors is keyed by model, so the new model's
 // vectors are written beside the old ones while search keeps reading the old model (the ACTIVE one, kept
-// in registry_settings). Once every live entry has the new model's vectors for every field, the active
+// in registry_settings). Once every live entry has the new model's vectors for every field and for its tools, the active
 // model is switched in one write; every registry process on the database follows on its next refresh.
 import { sql, type Kysely } from 'kysely';
 import { deleteVectors, storeVectors } from '../catalog/entry-repository';
@@ -10,6 +10,7 @@ import type { Embedder } from './embedder';
 import { withQueryCache } from './embedder';
 import { ENTRY_VECTOR_FIELDS, entryEmbeddingTexts, INDEXED_VECTOR_FIELDS } from './entry-texts';
 import { fillTagVectors } from './tag-vectors';
+import { fillToolVectors } from './tool-vectors';
 import type { CatalogEntry } from '../catalog/catalog-entry';
 
 export const ACTIVE_MODEL_SETTING = 'active_embedding_model';
@@ -121,6 +122,9 @@ export class EmbeddingModels {
       if (options.onBatch?.(done) === false) return false;
     }
     await fillTagVectors(this.db, target);
+    // The tools' vectors of the goal model: the entries' were embedded above, their tools here.
+    await fillToolVectors(this.db, target, { onBatch: () => !this.stopped });
+    if (this.stopped) return false;
     await setSetting(this.db, ACTIVE_MODEL_SETTING, target.id);
     this.active = target;
     return true;

@@ -5,12 +5,22 @@
 import type { Kysely } from 'kysely';
 import type { CatalogEntry, CatalogManifest, HostInfo } from '../catalog/catalog-entry';
 import { validateCatalogEntry, validateManifestEnvelope, type EntryProblem } from '../catalog/catalog-validator';
-import { deleteVectors, prepareEntry, storedHashes, storeVectors, upsertEntries, type PreparedEntry } from '../catalog/entry-repository';
+import {
+  deleteVectors,
+  prepareEntry,
+  deleteToolVectors,
+  storedHashes,
+  storeToolVectors,
+  storeVectors,
+  upsertEntries,
+  type PreparedEntry,
+} from '../catalog/entry-repository';
 import { sameTools } from '../catalog/entry-tools';
 import type { ProductGlossary } from '../catalog/product-glossary';
 import type { Database } from '../db/schema';
 import type { Embedder } from '../embedding/embedder';
 import { ENTRY_VECTOR_FIELDS, entryEmbeddingTexts } from '../embedding/entry-texts';
+import { embedTools } from '../embedding/tool-vectors';
 import { fillTagVectors } from '../embedding/tag-vectors';
 import { vacuumSearchStatistics } from '../db/maintenance';
 import { bindingProblem } from '../trust/trust-domain';
@@ -161,9 +171,9 @@ export interface WriteOptions {
 }
 
 /**
- * The stages of writeEntries: `select` reads the stored hashes, `embed` runs the model, `entries` is the upsert
- * with its triggers (rank and term documents, BM25 statistics, postings, change feed), `vectors` the vectors with
- * their HNSW inserts, `commit` the rest of the transaction and its commit, `tagVectors` and `vacuum` what follows.
+ * The stages of writeEntries: `select` reads the stored hashes, `embed` runs the model (entries, and the tools of
+ * those whose tools changed), `entries` is the upsert with its triggers (rank and term documents, BM25 statistics,
+ * postings, change feed), `vectors` the vectors with their HNSW inserts and the tool vectors, `commit` the rest of the transaction and its commit, `tagVectors` and `vacuum` what follows.
  */
 export const WRITE_STAGES = ['select', 'embed', 'entries', 'vectors', 'commit', 'tagVectors', 'vacuum'] as const;
 export type WriteStageTimings = Partial<Record<(typeof WRITE_STAGES)[number], number>>;
@@ -188,8 +198,14 @@ export async function writeEntries(
 ): Promise<{ added: number; updated: number; unchanged: number; refused: number }> {
   // This call's stages, added to the caller's at the end.
   const timings: WriteStageTimings = {};
-  const { changed, reattributed, added, unchanged } = await timed(timings, 'select', () => selectChanged(deps.db, prepared));
-  const vectors = await timed(timings, 'embed', () => embedEntries(deps.embedder, changed, options.onProgress));
+  const { changed, reattributed, retooled, added, unchanged } = await timed(timings, 'select', () => selectChanged(deps.db, prepared));
+  const [vectors, toolVectors] = await timed(timings, 'embed', async () => [
+    await embedEntries(deps.embedder, changed, options.onProgress),
+    await embedTools(
+      deps.embedder,
+      retooled.map((r) => ({ identifier: r.entry.identifier, tools: r.tools })),
+    ),
+  ]);
   let refused = 0;
   await timed(timings, 'commit', () =>
     deps.db.transaction().execute(async (trx) => {
@@ -212,6 +228,16 @@ export async function writeEntries(
             field,
             vectors[field].filter((v) => written.has(v.identifier)),
           );
+        // Tools that changed: every model's vectors of the old ones go (a model switch fills its own again).
+        await deleteToolVectors(
+          trx,
+          retooled.map((r) => r.entry.identifier).filter((id) => written.has(id)),
+        );
+        await storeToolVectors(
+          trx,
+          deps.embedder.id,
+          toolVectors.filter((v) => written.has(v.identifier)),
+        );
       });
       if (options.inTransaction) await options.inTransaction(trx);
     }),
@@ -241,9 +267,12 @@ async function selectChanged(db: Kysely<Database>, prepared: PreparedEntry[]) {
   let unchanged = 0;
   const changed: PreparedEntry[] = [];
   const reattributed: PreparedEntry[] = [];
+  // Written with other tools than those stored (or new): their tool vectors are embedded again.
+  const retooled: PreparedEntry[] = [];
   for (const item of prepared) {
     const before = stored.get(item.entry.identifier);
     if (item.keepStoredTools) item.tools = before?.tools ?? [];
+    if (before ? !sameTools(before.tools, item.tools) : item.tools.length > 0) retooled.push(item);
     if (!before) {
       added++;
       changed.push(item);
@@ -261,7 +290,7 @@ async function selectChanged(db: Kysely<Database>, prepared: PreparedEntry[]) {
         reattributed.push(item);
     }
   }
-  return { changed, reattributed, added, unchanged };
+  return { changed, reattributed, retooled, added, unchanged };
 }
 
 export async function embedEntries(

@@ -3,7 +3,15 @@
 // never imports this module: it runs PRODUCTION_STAGES (pipeline.ts).
 import { dedupe, expandQuery } from '../query-text';
 import { correctionsAndCompletions, type QueryWordsStage } from './query-understanding';
-import { cosineLookup, lexicalRetrieval, namedRetrieval, POSTINGS_PER_LEXEME, SEMANTIC_FIELDS, vectorRetrieval } from './retrieval';
+import {
+  cosineLookup,
+  lexicalRetrieval,
+  namedRetrieval,
+  POSTINGS_PER_LEXEME,
+  SEMANTIC_FIELDS,
+  vectorRetrieval,
+  type SemanticSources,
+} from './retrieval';
 import { calibrate, matchThreshold, MINIMUM_MATCHES, RELEVANCE_CUTOFF, type CalibrationStage } from './scoring';
 import { semanticSignal } from './signals';
 import { topicLabels } from './topic-labels';
@@ -26,6 +34,8 @@ export interface RankingAblations {
   cutoff?: number;
   /** SEMANTIC_FIELDS instead. */
   semanticFields?: readonly string[];
+  /** false: the entries' tool vectors do not raise their cosine (withToolCosine). */
+  toolVectors?: boolean;
   /** POSTINGS_PER_LEXEME instead. */
   postingsPerLexeme?: number;
   /** false: every text is one need (no need texts, no coverage-first page). */
@@ -43,7 +53,10 @@ export function ablatedStages(ablations: RankingAblations): RankingStages {
   const semantic = ablations.signals?.semantic !== false;
   const lexical = ablations.signals?.lexical !== false;
   // Without the semantic signal no statement reads a cosine (the named entries' is NULL over no field).
-  const fields = semantic ? (ablations.semanticFields ?? SEMANTIC_FIELDS) : [];
+  const fields: SemanticSources = {
+    fields: semantic ? (ablations.semanticFields ?? SEMANTIC_FIELDS) : [],
+    tools: ablations.toolVectors !== false,
+  };
   const cutoff = ablations.cutoff ?? RELEVANCE_CUTOFF;
   const minimum = ablations.minimumMatches ?? MINIMUM_MATCHES;
   return {

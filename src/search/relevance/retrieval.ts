@@ -2,7 +2,7 @@
 // completes their signals, and every one returns the same columns (signalColumns, SignalRow):
 // - lexical: the entries with the best BM25 postings of the query's rare lexemes, with their lexical signal;
 // - vector: the HNSW nearest entries to the query embedding, with their cosine and lexical signal;
-// - cosines: the cosine of candidates the lexical retrieval found before the embedding was known;
+// - cosines: the cosine (with the best tool's, withToolCosine) of candidates the lexical retrieval found before the embedding was known;
 // - named: the entries the query names by identifier (or a prefix of one) or by web address.
 // mergeSignals makes one candidate of all its rows.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
@@ -13,7 +13,7 @@ import { INDEXED_VECTOR_FIELDS } from '../../embedding/entry-texts';
 import { filterToSql, type NormalisedFilter } from '../query-filter';
 import { identifiersNamedIn, urlsNamedIn } from '../query-text';
 import { PREFIX_WEIGHT, type LexicalQuery, type PreparedQuery } from './query-understanding';
-import { BM25_B, BM25_K1, NAME_MATCH_SATURATION } from './signals';
+import { BM25_B, BM25_K1, NAME_MATCH_SATURATION, withToolCosine } from './signals';
 
 /** Candidates per retrieval; the ranked list never goes deeper than their union. */
 export const CANDIDATES_PER_SIGNAL = 300;
@@ -49,6 +49,8 @@ export interface SignalRow {
   type: string | null;
   tags: string[] | null;
   cosine: number | null;
+  /** The best cosine over the entry's tool vectors; NULL when it has none (or the statement reads no cosine). */
+  tool_cosine: number | null;
   lexical: number | null;
   typed_lexical: number | null;
 }
@@ -58,6 +60,7 @@ export interface CandidateSignals {
   identifier: string;
   /** The entry's media type (for typeWeights); null when no statement of the candidate read it. */
   type: string | null;
+  /** The best cosine over the semantic fields, raised toward the best tool's (withToolCosine). */
   cosine: number;
   lexical: number;
   /** The lexical signal without the guesses' alternatives (typo corrections, related words). */
@@ -96,13 +99,14 @@ const NULL_SIGNAL = sql`NULL::float8`;
  */
 function signalColumns(columns: {
   described?: boolean;
-  cosine?: RawBuilder<unknown>;
+  cosine?: CosineColumns;
   lexical?: RawBuilder<unknown>;
   typedLexical?: RawBuilder<unknown>;
 }): RawBuilder<unknown> {
-  const { described = true, cosine = NULL_SIGNAL, lexical = NULL_SIGNAL, typedLexical = NULL_SIGNAL } = columns;
+  const { described = true, cosine = NO_COSINE, lexical = NULL_SIGNAL, typedLexical = NULL_SIGNAL } = columns;
   const [type, tags] = described ? [sql`e.type`, sql`e.tags`] : [sql`NULL::text`, sql`NULL::text[]`];
-  return sql`e.identifier, ${type} AS type, ${tags} AS tags, ${cosine} AS cosine, ${lexical} AS lexical, ${typedLexical} AS typed_lexical`;
+  return sql`e.identifier, ${type} AS type, ${tags} AS tags, ${cosine.entry} AS cosine, ${cosine.tools} AS tool_cosine,
+    ${lexical} AS lexical, ${typedLexical} AS typed_lexical`;
 }
 
 export function vectorSql(q: Pick<PreparedQuery, 'vector' | 'dimensions'>): RawBuilder<unknown> {
@@ -156,21 +160,47 @@ function candidateEntries(from: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`ce AS MATERIALIZED (SELECT e.identifier, e.type, e.tags, e.facet_key, e.rank_length FROM ${from})`;
 }
 
-/** The best cosine of the entry `e` over the semantic fields. */
-function cosineSql(q: PreparedQuery, fields: readonly string[]): RawBuilder<unknown> {
-  return sql`(SELECT max(1 - (${embeddingColumnSql(q)} <=> ${vectorSql(q)})) FROM entry_vectors v
-           WHERE v.identifier = e.identifier AND v.model = ${q.model} AND v.field = ANY(${[...fields]}::text[]))`;
+/** What the semantic signal reads of an entry: its vectors' fields, and whether its tools' vectors (tool_vectors) too. */
+export interface SemanticSources {
+  fields: readonly string[];
+  tools: boolean;
+}
+
+/** The production sources: SEMANTIC_FIELDS and the tools. */
+export const SEMANTIC_SOURCES: SemanticSources = { fields: SEMANTIC_FIELDS, tools: true };
+
+/** The two cosine columns of a statement's select list. */
+interface CosineColumns {
+  entry: RawBuilder<unknown>;
+  tools: RawBuilder<unknown>;
+}
+
+const NO_COSINE: CosineColumns = { entry: NULL_SIGNAL, tools: NULL_SIGNAL };
+
+/**
+ * The best cosine of the entry `e` over the semantic fields, and over its tools' vectors (one primary-key range of
+ * tool_vectors: nothing read for an entry without tools).
+ */
+function cosineSql(q: PreparedQuery, sources: SemanticSources): CosineColumns {
+  const entry = sql`(SELECT max(1 - (${embeddingColumnSql(q)} <=> ${vectorSql(q)})) FROM entry_vectors v
+           WHERE v.identifier = e.identifier AND v.model = ${q.model} AND v.field = ANY(${[...sources.fields]}::text[]))`;
+  const tools =
+    sources.tools && sources.fields.length > 0
+      ? sql`(SELECT max(1 - (${embeddingColumnSql(q, 't')} <=> ${vectorSql(q)})) FROM tool_vectors t
+           WHERE t.identifier = e.identifier AND t.model = ${q.model})`
+      : NULL_SIGNAL;
+  return { entry, tools };
 }
 
 /**
  * The lexical candidates: the top CANDIDATES_PER_SIGNAL entries matching the query's retrieval lexemes
- * (filter inside the retrieval), with their lexical signals, and their cosine over `semanticFields` when the
+ * (filter inside the retrieval), with their lexical signals, and their cosine over `semantic` when the
  * embedding is known; `postingsPerLexeme` best postings are read per lexeme (POSTINGS_PER_LEXEME in production).
  */
-export function lexicalRetrieval(postingsPerLexeme: number, semanticFields: readonly string[]): LexicalRetrieval {
+export function lexicalRetrieval(postingsPerLexeme: number, semantic: SemanticSources): LexicalRetrieval {
   return async (db, q, filter, embedded) => {
     if (q.retrievalLexemes.length === 0) return [];
-    const cosine = embedded ? cosineSql(embedded, semanticFields) : NULL_SIGNAL;
+    const cosine = embedded ? cosineSql(embedded, semantic) : NO_COSINE;
     // Each retrieval lexeme's best postings (lexeme_postings, migration 0009), read in impact order from the
     // index; a filter joins the entry, so the scan goes on until enough pass it.
     const postings =
@@ -198,13 +228,13 @@ export function lexicalRetrieval(postingsPerLexeme: number, semanticFields: read
 
 /**
  * The vector candidates (the top CANDIDATES_PER_VECTOR_FIELD per retrieval field, filter inside the HNSW
- * scan) with their cosine over `semanticFields` and their lexical signals, except the `known` ones (lexical
+ * scan) with their cosine over `semantic` and their lexical signals, except the `known` ones (lexical
  * candidates retrieved before the embedding was ready, whose signals the cosine lookup completes). The
- * retrieval fields are VECTOR_RETRIEVAL_FIELDS among `semanticFields` (all of them when it names none).
+ * retrieval fields are VECTOR_RETRIEVAL_FIELDS among `semantic.fields` (all of them when it names none).
  */
-export function vectorRetrieval(semanticFields: readonly string[]): VectorRetrieval {
-  const retrieving = semanticFields.filter((f) => VECTOR_RETRIEVAL_FIELDS.includes(f));
-  const retrievalFields = retrieving.length > 0 ? retrieving : semanticFields;
+export function vectorRetrieval(semantic: SemanticSources): VectorRetrieval {
+  const retrieving = semantic.fields.filter((f) => VECTOR_RETRIEVAL_FIELDS.includes(f));
+  const retrievalFields = retrieving.length > 0 ? retrieving : semantic.fields;
   if (retrievalFields.length === 0) return async () => [];
   return async (db, q, filter, known) => {
     const where = filterToSql(filter);
@@ -227,19 +257,19 @@ export function vectorRetrieval(semanticFields: readonly string[]): VectorRetrie
         cand AS (SELECT f.identifier FROM (${found}) f WHERE f.identifier <> ALL(${[...known]}::text[])),
         ${candidateEntries(sql`cand JOIN entries e ON e.identifier = cand.identifier`)},
         ${lexicalSignalCtes(q)}
-        SELECT ${signalColumns({ cosine: cosineSql(q, semanticFields), lexical: sql`coalesce(lx.lexical, 0)`, typedLexical: sql`coalesce(lx.typed_lexical, 0)` })}
+        SELECT ${signalColumns({ cosine: cosineSql(q, semantic), lexical: sql`coalesce(lx.lexical, 0)`, typedLexical: sql`coalesce(lx.typed_lexical, 0)` })}
         FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(trx);
     };
     return (await db.transaction().execute(run)).rows;
   };
 }
 
-/** The cosine over `semanticFields` of entries whose lexical signals are already known (the lexical candidates). */
-export function cosineLookup(semanticFields: readonly string[]): CosineLookup {
+/** The cosine over `semantic` of entries whose lexical signals are already known (the lexical candidates). */
+export function cosineLookup(semantic: SemanticSources): CosineLookup {
   return async (db, q, identifiers) => {
     if (identifiers.length === 0) return [];
     const result = await sql<SignalRow>`${PREPARED_STATEMENT}
-      SELECT ${signalColumns({ described: false, cosine: cosineSql(q, semanticFields) })}
+      SELECT ${signalColumns({ described: false, cosine: cosineSql(q, semantic) })}
       FROM unnest(${[...identifiers]}::text[]) AS e(identifier)`.execute(db);
     return result.rows;
   };
@@ -247,13 +277,13 @@ export function cosineLookup(semanticFields: readonly string[]): CosineLookup {
 
 /**
  * The entries a query names by identifier or by web address (live, passing the filter), with their cosine
- * over `semanticFields`. Named exactly (the identifier, or the entry's `url` in urlKey form:
+ * over `semantic`. Named exactly (the identifier, or the entry's `url` in urlKey form:
  * "github.com/org/repo" names the entry whose url is https://github.com/org/repo): the strongest lexical
  * evidence there is, lexical signal 1 (relevance 1, score 100 before type weights) whatever else the query
  * says. Named by an identifier prefix ending at a segment (the identifier continues with ':'): PREFIX_WEIGHT,
  * like a name completion. mergeSignals keeps the larger lexical signal.
  */
-export function namedRetrieval(semanticFields: readonly string[]): NamedRetrieval {
+export function namedRetrieval(semantic: SemanticSources): NamedRetrieval {
   return async (db, q, filter) => {
     const identifiers = identifiersNamedIn(q.text);
     const urls = urlsNamedIn(q.text);
@@ -264,7 +294,7 @@ export function namedRetrieval(semanticFields: readonly string[]): NamedRetrieva
     // Prefix: a byte-order range (':' + 1 is ';'), then the exact test.
     const prefixes = identifiers.map((id) => `${id}:`);
     const result = await sql<SignalRow>`
-      SELECT ${signalColumns({ cosine: cosineSql(q, semanticFields), lexical, typedLexical: lexical })}
+      SELECT ${signalColumns({ cosine: cosineSql(q, semantic), lexical, typedLexical: lexical })}
       FROM (
         SELECT e.identifier FROM entries e WHERE e.identifier = ANY(${[...identifiers]}::text[]) AND e.deleted_at IS NULL AND ${filterToSql(filter)}
         UNION
@@ -298,7 +328,7 @@ export function mergeSignals(rows: SignalRow[]): CandidateSignals[] {
     const row = seen ?? { identifier: r.identifier, type: null, cosine: 0, lexical: 0, typedLexical: 0, tags: [] };
     if (r.type !== null) row.type = r.type;
     if (r.tags !== null) row.tags = r.tags;
-    if (r.cosine !== null) row.cosine = Number(r.cosine);
+    if (r.cosine !== null) row.cosine = withToolCosine(Number(r.cosine), r.tool_cosine === null ? null : Number(r.tool_cosine));
     // Statements that both compute an entry's lexical signal agree; an identifier named in the query
     // (the named retrieval) can only raise it.
     if (r.lexical !== null) row.lexical = Math.max(row.lexical, Math.min(1, Number(r.lexical)));

@@ -1,6 +1,6 @@
 // Signal math: each signal on [0, 1] with the same meaning for every query (docs/relevance.md).
 // - semantic: the best cosine similarity between the query embedding and the entry's per-field embeddings,
-//   mapped linearly from SEMANTIC_FLOOR to SEMANTIC_CEILING.
+//   raised toward its best tool's (withToolCosine), mapped linearly from SEMANTIC_FLOOR to SEMANTIC_CEILING.
 // - lexical: BM25F over the field-weighted lexemes of `entries.rank_doc` (name > tags/capabilities >
 //   description), divided by what a perfect match of every query concept scores, so it reads as "the
 //   IDF-weighted share of the query's concepts this entry matches, saturated by term frequency".
@@ -26,6 +26,19 @@ export const UNSEEN_SEMANTIC_BOOST = 0.3;
  * lexical signal owed to a typo correction or related word counts fully only this far above the semantic baseline.
  */
 export const CORRECTION_AGREEMENT_SPAN = 0.1;
+/**
+ * How far a candidate's cosine is raised toward the cosine of its best tool (tool_vectors, migration 0023) when
+ * that is higher: a tool's sentence ("search flights: find one-way flights between two airports") is short enough
+ * for the model to read whole, where the entry's `doc` text is mostly its own description. Measured on LiveMCPBench
+ * at 0.3, 0.5, 0.7 and 1 (decision 0037): 0.3 gains recall without costing the first place.
+ */
+export const TOOL_COSINE_WEIGHT = 0.3;
+
+/** An entry's cosine raised toward its best tool's: cosine + TOOL_COSINE_WEIGHT × (tool − cosine) when the tool's is higher. */
+export function withToolCosine(cosine: number, toolCosine: number | null): number {
+  return toolCosine === null || toolCosine <= cosine ? cosine : cosine + TOOL_COSINE_WEIGHT * (toolCosine - cosine);
+}
+
 /** The median of this many best candidate cosines is the query's semantic baseline. */
 export const SEMANTIC_BASELINE_DEPTH = 100;
 /** BM25 parameters (the usual defaults). */

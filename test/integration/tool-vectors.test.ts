@@ -1,0 +1,177 @@
+// A vector per tool (tool_vectors, migration 0023; decision 0037; docs/relevance.md "Tools"): written with the
+// entry when its tools change, left alone when they do not, filled for entries that lack them (a database from
+// before 0023, the goal model of a switch), and read by search as the candidate's tool cosine. Real PostgreSQL,
+// the deterministic hashing embedder.
+import { sql } from 'kysely';
+import { markDeleted } from '../../src/catalog/entry-repository';
+import { PRODUCT_GLOSSARY } from '../../src/catalog/product-glossary';
+import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
+import { migrateToLatest } from '../../src/db/migrate';
+import { toVectorLiteral } from '../../src/db/vector-literal';
+import { toolEmbeddingTexts } from '../../src/embedding/entry-texts';
+import { startIndexUpkeep } from '../../src/embedding/index-upkeep';
+import { EmbeddingModels } from '../../src/embedding/model-switch';
+import { fillToolVectors } from '../../src/embedding/tool-vectors';
+import { ingestManifest } from '../../src/ingest/ingest-manifest';
+import { createLogger } from '../../src/logger';
+import { normaliseFilter } from '../../src/search/query-filter';
+import { matchText, PRODUCTION_STAGES, prepareQuery, withToolCosine } from '../../src/search/relevance';
+import { hashingEmbedder } from '../helpers/hashing-embedder';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+
+const MCP = 'application/mcp-server-card+json';
+const model = hashingEmbedder('hash-tools-64', 64);
+const goal = hashingEmbedder('hash-tools-goal-32', 32);
+
+const tides = [
+  { name: 'tidesForPort', description: 'Predict high and low water for a harbour on a given date.' },
+  { name: 'moon_phase', description: 'The phase of the moon tonight.' },
+];
+function server(identifier: string, description: string, tools: Array<{ name: string; description: string }>) {
+  return { identifier, displayName: identifier.split(':').pop(), type: MCP, description, data: { name: 'card', tools } };
+}
+const retooled = [{ name: 'surf_forecast', description: 'Forecast swell height and period for surfing beaches.' }];
+const TIDES = 'urn:air:tools.test:mcp:tides';
+const PLAIN = 'urn:air:tools.test:mcp:plain';
+
+let database: TestDatabase;
+let handle: DatabaseHandle;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  handle = await connectDatabase({ databaseUrl: database.url, dataDir: '' });
+  await migrateToLatest(handle.db);
+});
+afterAll(async () => {
+  await handle.close();
+  await database.drop();
+});
+
+function ingest(entries: unknown[]) {
+  return ingestManifest({ db: handle.db, embedder: model }, { specVersion: '1.0', entries }, { origin: 'test:tool-vectors' });
+}
+
+/** The stored tool vectors of `identifier`, by model, in position order. */
+async function toolVectors(identifier: string): Promise<Array<{ model: string; position: number; embedding: string }>> {
+  const rows = await sql<{ model: string; position: number; embedding: string }>`
+    SELECT model, position, embedding::text AS embedding FROM tool_vectors WHERE identifier = ${identifier} ORDER BY model COLLATE "C", position`.execute(
+    handle.db,
+  );
+  return rows.rows;
+}
+
+/** What the vectors of these tools must be (the text toolEmbeddingTexts writes, the model's vector of it). */
+async function expectedVectors(embedder: typeof model, tools: Array<{ name: string; description: string }>) {
+  const vectors = await embedder.embed(toolEmbeddingTexts(tools));
+  return vectors.map((v, position) => ({ model: embedder.id, position, embedding: toVectorLiteral(v) }));
+}
+
+function sameVectors(actual: Array<{ model: string; position: number; embedding: string }>, expected: typeof actual) {
+  expect(actual.map((r) => [r.model, r.position])).toEqual(expected.map((r) => [r.model, r.position]));
+  actual.forEach((r, i) => {
+    const a = JSON.parse(r.embedding) as number[];
+    const b = JSON.parse(expected[i].embedding) as number[];
+    a.forEach((x, j) => expect(x).toBeCloseTo(b[j], 5));
+  });
+}
+
+it('embeds each tool of an entry on its own, and nothing for an entry without tools', async () => {
+  const report = await ingest([
+    server(TIDES, 'Coastal data.', tides),
+    { ...server(PLAIN, 'A plain server.', []), data: undefined, url: 'https://tools.test/plain.json' },
+  ]);
+  expect(report.rejected).toEqual([]);
+  sameVectors(await toolVectors(TIDES), await expectedVectors(model, tides));
+  expect(await toolVectors(PLAIN)).toEqual([]);
+});
+
+it("gives search the best tool's cosine, which raises the entry's (withToolCosine)", async () => {
+  const text = 'moon phase tonight';
+  const q = await prepareQuery(handle.db, model, text);
+  const [row] = await PRODUCTION_STAGES.cosineLookup(handle.db, q, [TIDES]);
+  const toolCosines = (await model.embed(toolEmbeddingTexts(tides))).map((v) => v.reduce((s, x, i) => s + x * q.vector[i], 0));
+  expect(Number(row.tool_cosine)).toBeCloseTo(Math.max(...toolCosines), 5);
+  expect(Number(row.tool_cosine)).toBeGreaterThan(Number(row.cosine));
+  const [plain] = await PRODUCTION_STAGES.cosineLookup(handle.db, q, [PLAIN]);
+  expect(plain.tool_cosine).toBeNull();
+
+  const matched = await matchText({ db: handle.db, embedder: model }, text, normaliseFilter(undefined));
+  const tidesMatch = matched.find((m) => m.identifier === TIDES);
+  expect(tidesMatch?.cosine).toBeCloseTo(withToolCosine(Number(row.cosine), Number(row.tool_cosine)), 5);
+});
+
+it('replaces every model’s tool vectors when the tools change, and keeps them when only the entry changes', async () => {
+  // Another model's vector of the current tools: kept while they stay, gone when they change.
+  const [other] = await goal.embed(['moon phase']);
+  await sql`INSERT INTO tool_vectors (identifier, model, position, embedding) VALUES (${TIDES}, ${goal.id}, 0, ${toVectorLiteral(other)})`.execute(
+    handle.db,
+  );
+  const embeddedBefore = model.inner.calls;
+  await ingest([server(TIDES, 'Coastal data, now for every port.', tides)]);
+  const kept = await toolVectors(TIDES);
+  expect(kept.map((r) => [r.model, r.position])).toEqual([
+    [model.id, 0],
+    [model.id, 1],
+    [goal.id, 0],
+  ]);
+  // The entry's two texts (doc, description) were embedded again, its tools were not.
+  expect(model.inner.calls - embeddedBefore).toBe(2);
+
+  await ingest([server(TIDES, 'Coastal data, now for every port.', retooled)]);
+  sameVectors(await toolVectors(TIDES), await expectedVectors(model, retooled));
+});
+
+it('fills the tool vectors live entries lack, of the model asked, and only for tools unchanged since it read them', async () => {
+  const ROCKS = 'urn:air:tools.test:mcp:rocks';
+  await ingest([server(ROCKS, 'Geology.', [{ name: 'rock_type', description: 'Name a rock from a photo.' }])]);
+  await markDeleted(handle.db, [ROCKS], new Date());
+  await sql`DELETE FROM tool_vectors`.execute(handle.db);
+
+  expect(await fillToolVectors(handle.db, model, { batchSize: 1 })).toBe(1);
+  sameVectors(
+    await toolVectors(TIDES),
+    await expectedVectors(model, [{ name: 'surf_forecast', description: 'Forecast swell height and period for surfing beaches.' }]),
+  );
+  expect(await toolVectors(ROCKS)).toEqual([]);
+  expect(await fillToolVectors(handle.db, model)).toBe(0);
+
+  // Tools that change while the fill embeds them: the fill writes nothing for that entry (the next fill, or the
+  // ingest that changed them, embeds the new ones).
+  await sql`DELETE FROM tool_vectors`.execute(handle.db);
+  const changing = {
+    id: model.id,
+    dimensions: model.dimensions,
+    async embed(texts: string[]) {
+      await sql`UPDATE entries SET tools = '[{"name": "other", "description": "Changed meanwhile."}]'::jsonb WHERE identifier = ${TIDES}`.execute(
+        handle.db,
+      );
+      return model.embed(texts);
+    },
+  };
+  expect(await fillToolVectors(handle.db, changing)).toBe(0);
+  expect(await toolVectors(TIDES)).toEqual([]);
+  await sql`UPDATE entries SET tools = ${JSON.stringify(retooled)}::jsonb WHERE identifier = ${TIDES}`.execute(handle.db);
+  expect(await fillToolVectors(handle.db, model)).toBe(1);
+});
+
+it('the upkeep at start fills them for a database from before tool vectors', async () => {
+  await sql`DELETE FROM tool_vectors`.execute(handle.db);
+  const upkeep = startIndexUpkeep({
+    db: handle.db,
+    embedder: model,
+    models: null,
+    glossary: PRODUCT_GLOSSARY,
+    logger: createLogger('silent'),
+  });
+  await upkeep.done;
+  sameVectors(await toolVectors(TIDES), await expectedVectors(model, retooled));
+});
+
+it('a model switch embeds the tools with the goal model before it switches', async () => {
+  const models = new EmbeddingModels(handle.db, model, goal);
+  expect(await models.reembed()).toBe(true);
+  expect(models.activeId()).toBe(goal.id);
+  const byModel = await toolVectors(TIDES);
+  expect(byModel.filter((r) => r.model === goal.id).map((r) => r.position)).toEqual([0]);
+  expect(byModel.filter((r) => r.model === model.id).map((r) => r.position)).toEqual([0]);
+});
