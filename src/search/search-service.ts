@@ -30,6 +30,8 @@ export interface PagedEntry extends RankedEntry {
   mirroredFrom: string | null;
   /** The entries of the same product left out of the list for this one, best first (product-collapse.ts). */
   collapsed: string[];
+  /** The position (in entries.tools) of the tool whose vector raised the entry's cosine (Match.vectorTool). */
+  vectorTool?: number;
 }
 
 export interface SearchInput {
@@ -159,6 +161,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
         deps.db,
         withEnglishSenses(text).text,
         entries.map((r) => r.entry.identifier),
+        new Map(entries.flatMap((r) => (r.vectorTool !== undefined ? [[r.entry.identifier, r.vectorTool]] : []))),
       );
       return entries.map((r) => searchResultOf(r, deps.publicUrl, tools.get(r.entry.identifier) ?? []));
     },
@@ -236,6 +239,7 @@ export async function entriesOfPage(
             score: m.score,
             rank: offset + i,
             collapsed: collapsed?.get(m.identifier) ?? [],
+            ...(m.vectorTool !== undefined ? { vectorTool: m.vectorTool } : {}),
           },
         ]
       : [];

@@ -3,7 +3,8 @@
 import type { CatalogEntry } from '../../src/catalog/catalog-entry';
 import { getLiveEntry } from '../../src/catalog/entry-repository';
 import { glossFor } from '../../src/catalog/product-glossary';
-import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
+import { inlineTools } from '../../src/catalog/entry-tools';
+import { entryEmbeddingTexts, toolEmbeddingTexts } from '../../src/embedding/entry-texts';
 import { ingestManifest, WRITE_STAGES, type WriteStageTimings } from '../../src/ingest/ingest-manifest';
 import { createOpenApiBackend } from '../../src/http/openapi';
 import { countingEmbedder, FIXTURE_MANIFESTS, ingestFixtures, readFixture, type CountingEmbedder } from '../helpers/fixtures';
@@ -12,9 +13,15 @@ import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 let registry: TestRegistry;
 let embedder: CountingEmbedder;
 const api = createOpenApiBackend();
-/** Texts embedded for a manifest's entries: one per embedded field an entry has (entry-texts.ts). */
+/** Texts embedded for a manifest's entries: one per embedded field an entry has, one per tool of its inline card (entry-texts.ts). */
 const embeddedTextCount = (entries: CatalogEntry[]) =>
-  entries.reduce((n, entry) => n + Object.values(entryEmbeddingTexts(entry, glossFor(entry))).filter((t) => t !== '').length, 0);
+  entries.reduce(
+    (n, entry) =>
+      n +
+      Object.values(entryEmbeddingTexts(entry, glossFor(entry))).filter((t) => t !== '').length +
+      toolEmbeddingTexts(inlineTools(entry)).length,
+    0,
+  );
 const fixtureTextCount = FIXTURE_MANIFESTS.reduce((n, name) => n + embeddedTextCount(readFixture(name).entries as CatalogEntry[]), 0);
 // Each distinct tag is embedded once as well (tag_vectors, the topic labels of search).
 const fixtureTagCount = new Set(

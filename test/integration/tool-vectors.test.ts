@@ -14,7 +14,10 @@ import { EmbeddingModels } from '../../src/embedding/model-switch';
 import { fillToolVectors } from '../../src/embedding/tool-vectors';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { createLogger } from '../../src/logger';
+import { MAX_MATCHED_TOOLS, matchedTools } from '../../src/search/matched-tools';
+import { createPageTokenCodec } from '../../src/search/paging';
 import { normaliseFilter } from '../../src/search/query-filter';
+import { createSearchService, entriesOfPage } from '../../src/search/search-service';
 import { matchText, PRODUCTION_STAGES, prepareQuery, withToolCosine } from '../../src/search/relevance';
 import { hashingEmbedder } from '../helpers/hashing-embedder';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
@@ -85,19 +88,23 @@ it('embeds each tool of an entry on its own, and nothing for an entry without to
   expect(await toolVectors(PLAIN)).toEqual([]);
 });
 
-it("gives search the best tool's cosine, which raises the entry's (withToolCosine)", async () => {
+it("gives search the best tool's cosine and position, which raise the entry's cosine and name the tool", async () => {
   const text = 'moon phase tonight';
   const q = await prepareQuery(handle.db, model, text);
   const [row] = await PRODUCTION_STAGES.cosineLookup(handle.db, q, [TIDES]);
   const toolCosines = (await model.embed(toolEmbeddingTexts(tides))).map((v) => v.reduce((s, x, i) => s + x * q.vector[i], 0));
-  expect(Number(row.tool_cosine)).toBeCloseTo(Math.max(...toolCosines), 5);
-  expect(Number(row.tool_cosine)).toBeGreaterThan(Number(row.cosine));
+  const [toolCosine, position] = row.best_tool!.map(Number);
+  expect(toolCosine).toBeCloseTo(Math.max(...toolCosines), 5);
+  expect(position).toBe(toolCosines.indexOf(Math.max(...toolCosines)));
+  expect(position).toBe(1);
+  expect(toolCosine).toBeGreaterThan(Number(row.cosine));
   const [plain] = await PRODUCTION_STAGES.cosineLookup(handle.db, q, [PLAIN]);
-  expect(plain.tool_cosine).toBeNull();
+  expect(plain.best_tool).toBeNull();
 
   const matched = await matchText({ db: handle.db, embedder: model }, text, normaliseFilter(undefined));
   const tidesMatch = matched.find((m) => m.identifier === TIDES);
-  expect(tidesMatch?.cosine).toBeCloseTo(withToolCosine(Number(row.cosine), Number(row.tool_cosine)), 5);
+  expect(tidesMatch?.cosine).toBeCloseTo(withToolCosine(Number(row.cosine), toolCosine), 5);
+  expect(tidesMatch?.vectorTool).toBe(1);
 });
 
 it('replaces every model’s tool vectors when the tools change, and keeps them when only the entry changes', async () => {
@@ -152,6 +159,43 @@ it('fills the tool vectors live entries lack, of the model asked, and only for t
   expect(await toolVectors(TIDES)).toEqual([]);
   await sql`UPDATE entries SET tools = ${JSON.stringify(retooled)}::jsonb WHERE identifier = ${TIDES}`.execute(handle.db);
   expect(await fillToolVectors(handle.db, model)).toBe(1);
+});
+
+it('names the tool whose vector raised an entry in @matchedTools, though it shares no word with the query', async () => {
+  // TIDES lists one tool now (surf_forecast); the position comes from the match (Match.vectorTool).
+  expect(await matchedTools(handle.db, 'lunar almanac', [TIDES], new Map([[TIDES, 0]]))).toEqual(new Map([[TIDES, ['surf_forecast']]]));
+  expect(await matchedTools(handle.db, 'lunar almanac', [TIDES])).toEqual(new Map());
+  // Named already by a shared word: once. A full list keeps its first MAX_MATCHED_TOOLS - 1 and ends with it.
+  expect(await matchedTools(handle.db, 'surfing forecast', [TIDES], new Map([[TIDES, 0]]))).toEqual(new Map([[TIDES, ['surf_forecast']]]));
+  const FILES = 'urn:air:tools.test:mcp:files';
+  const fileTools = Array.from({ length: 7 }, (_, i) => ({ name: `file_op_${i}`, description: `File operation ${i}.` }));
+  await ingest([server(FILES, 'Works on files.', fileTools)]);
+  const full = await matchedTools(handle.db, 'file', [FILES], new Map([[FILES, 6]]));
+  expect(full.get(FILES)).toEqual([...fileTools.slice(0, MAX_MATCHED_TOOLS - 1).map((t) => t.name), 'file_op_6']);
+
+  // The page's entries carry the position from the match, and resultsOf names the tool.
+  const search = createSearchService({
+    db: handle.db,
+    embedder: model,
+    pageTokens: createPageTokenCodec('test'),
+    publicUrl: 'http://registry.test/',
+  });
+  const match = {
+    identifier: TIDES,
+    type: MCP,
+    relevance: 0.5,
+    score: 50,
+    semantic: 0.5,
+    lexical: 0,
+    cosine: 0.6,
+    topic: 0,
+    agreement: 1,
+    vectorTool: 0,
+  };
+  const page = await entriesOfPage(handle.db, [match], 0, 1);
+  expect(page.map((p) => p.vectorTool)).toEqual([0]);
+  const [result] = await search.resultsOf('lunar almanac', page);
+  expect(result['@matchedTools']).toEqual(['surf_forecast']);
 });
 
 it('the upkeep at start fills them for a database from before tool vectors', async () => {

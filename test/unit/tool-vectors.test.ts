@@ -29,13 +29,15 @@ describe('withToolCosine', () => {
     expect(withToolCosine(0.6, null)).toBe(0.6);
   });
 
-  it('is what mergeSignals gives a candidate whose row reads a tool cosine', () => {
+  it('is what mergeSignals gives a candidate whose row reads a tool cosine, with the tool that raised it', () => {
     const base = { type: null, tags: null, lexical: null, typed_lexical: null };
-    const [withTools, without] = mergeSignals([
-      { identifier: 'a', cosine: 0.5, tool_cosine: 0.9, ...base },
-      { identifier: 'b', cosine: 0.5, tool_cosine: null, ...base },
+    const [raised, lower, without] = mergeSignals([
+      { identifier: 'a', cosine: 0.5, best_tool: [0.9, 3], ...base },
+      { identifier: 'b', cosine: 0.5, best_tool: [0.4, 1], ...base },
+      { identifier: 'c', cosine: 0.5, best_tool: null, ...base },
     ]);
-    expect(withTools.cosine).toBeCloseTo(0.5 + TOOL_COSINE_WEIGHT * 0.4, 12);
-    expect(without.cosine).toBe(0.5);
+    expect([raised.cosine, raised.vectorTool]).toEqual([0.5 + TOOL_COSINE_WEIGHT * 0.4, 3]);
+    expect([lower.cosine, lower.vectorTool]).toEqual([0.5, undefined]);
+    expect([without.cosine, without.vectorTool]).toEqual([0.5, undefined]);
   });
 });

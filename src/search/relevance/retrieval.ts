@@ -49,8 +49,11 @@ export interface SignalRow {
   type: string | null;
   tags: string[] | null;
   cosine: number | null;
-  /** The best cosine over the entry's tool vectors; NULL when it has none (or the statement reads no cosine). */
-  tool_cosine: number | null;
+  /**
+   * The entry's tool vector nearest the query: [its cosine, the tool's position in entries.tools]; NULL when the entry
+   * has none (or the statement reads no cosine).
+   */
+  best_tool: number[] | null;
   lexical: number | null;
   typed_lexical: number | null;
 }
@@ -62,6 +65,8 @@ export interface CandidateSignals {
   type: string | null;
   /** The best cosine over the semantic fields, raised toward the best tool's (withToolCosine). */
   cosine: number;
+  /** The position (in entries.tools) of the tool whose vector raised the cosine; absent when none did. */
+  vectorTool?: number;
   lexical: number;
   /** The lexical signal without the guesses' alternatives (typo corrections, related words). */
   typedLexical: number;
@@ -92,6 +97,7 @@ export type CosineLookup = (db: Kysely<Database>, q: PreparedQuery, identifiers:
 export type NamedRetrieval = (db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter) => Promise<SignalRow[]>;
 
 const NULL_SIGNAL = sql`NULL::float8`;
+const NO_TOOL = sql`NULL::float8[]`;
 
 /**
  * The select list of every retrieval statement, over an entry `e`: its identifier, its type and tags (NULL
@@ -105,7 +111,7 @@ function signalColumns(columns: {
 }): RawBuilder<unknown> {
   const { described = true, cosine = NO_COSINE, lexical = NULL_SIGNAL, typedLexical = NULL_SIGNAL } = columns;
   const [type, tags] = described ? [sql`e.type`, sql`e.tags`] : [sql`NULL::text`, sql`NULL::text[]`];
-  return sql`e.identifier, ${type} AS type, ${tags} AS tags, ${cosine.entry} AS cosine, ${cosine.tools} AS tool_cosine,
+  return sql`e.identifier, ${type} AS type, ${tags} AS tags, ${cosine.entry} AS cosine, ${cosine.tools} AS best_tool,
     ${lexical} AS lexical, ${typedLexical} AS typed_lexical`;
 }
 
@@ -175,20 +181,22 @@ interface CosineColumns {
   tools: RawBuilder<unknown>;
 }
 
-const NO_COSINE: CosineColumns = { entry: NULL_SIGNAL, tools: NULL_SIGNAL };
+const NO_COSINE: CosineColumns = { entry: NULL_SIGNAL, tools: NO_TOOL };
 
 /**
- * The best cosine of the entry `e` over the semantic fields, and over its tools' vectors (one primary-key range of
- * tool_vectors: nothing read for an entry without tools).
+ * The best cosine of the entry `e` over the semantic fields, and its tool vector nearest the query with that tool's
+ * position (one primary-key range of tool_vectors: nothing read for an entry without tools).
  */
 function cosineSql(q: PreparedQuery, sources: SemanticSources): CosineColumns {
   const entry = sql`(SELECT max(1 - (${embeddingColumnSql(q)} <=> ${vectorSql(q)})) FROM entry_vectors v
            WHERE v.identifier = e.identifier AND v.model = ${q.model} AND v.field = ANY(${[...sources.fields]}::text[]))`;
   const tools =
     sources.tools && sources.fields.length > 0
-      ? sql`(SELECT max(1 - (${embeddingColumnSql(q, 't')} <=> ${vectorSql(q)})) FROM tool_vectors t
-           WHERE t.identifier = e.identifier AND t.model = ${q.model})`
-      : NULL_SIGNAL;
+      ? sql`(SELECT ARRAY[1 - t.distance, t.position] FROM (
+               SELECT ${embeddingColumnSql(q, 't')} <=> ${vectorSql(q)} AS distance, t.position::float8 AS position FROM tool_vectors t
+               WHERE t.identifier = e.identifier AND t.model = ${q.model}) t
+             ORDER BY t.distance, t.position LIMIT 1)`
+      : NO_TOOL;
   return { entry, tools };
 }
 
@@ -325,10 +333,16 @@ export function mergeSignals(rows: SignalRow[]): CandidateSignals[] {
   const out = new Map<string, CandidateSignals>();
   for (const r of rows) {
     const seen = out.get(r.identifier);
-    const row = seen ?? { identifier: r.identifier, type: null, cosine: 0, lexical: 0, typedLexical: 0, tags: [] };
+    const row: CandidateSignals = seen ?? { identifier: r.identifier, type: null, cosine: 0, lexical: 0, typedLexical: 0, tags: [] };
     if (r.type !== null) row.type = r.type;
     if (r.tags !== null) row.tags = r.tags;
-    if (r.cosine !== null) row.cosine = withToolCosine(Number(r.cosine), r.tool_cosine === null ? null : Number(r.tool_cosine));
+    if (r.cosine !== null) {
+      const cosine = Number(r.cosine);
+      const [toolCosine, position] = r.best_tool === null ? [null, 0] : r.best_tool.map(Number);
+      row.cosine = withToolCosine(cosine, toolCosine);
+      if (toolCosine !== null && toolCosine > cosine) row.vectorTool = position;
+      else delete row.vectorTool;
+    }
     // Statements that both compute an entry's lexical signal agree; an identifier named in the query
     // (the named retrieval) can only raise it.
     if (r.lexical !== null) row.lexical = Math.max(row.lexical, Math.min(1, Number(r.lexical)));

@@ -33,8 +33,10 @@ export interface Match {
   type: string | null;
   semantic: number;
   lexical: number;
-  /** Raw best cosine similarity (before calibration). */
+  /** Raw best cosine similarity (before calibration), raised toward the best tool's (withToolCosine). */
   cosine: number;
+  /** The position (in entries.tools) of the tool whose vector raised the cosine; absent when none did. */
+  vectorTool?: number;
   /** What the query's topic labels add (0 to TOPIC_WEIGHT, before fusion): topicBoost, x semanticAgreement under the cutoff. */
   topic: number;
   /** semanticAgreement of the entry's cosine with the query's baseline (0-1): what confidentScores reads. */
@@ -140,6 +142,7 @@ export function toMatches(scored: ScoredCandidate[], threshold: MatchThreshold):
       semantic,
       lexical,
       cosine: row.cosine,
+      ...(row.vectorTool !== undefined ? { vectorTool: row.vectorTool } : {}),
       topic,
       agreement,
     }))
