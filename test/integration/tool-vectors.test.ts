@@ -18,7 +18,15 @@ import { MAX_MATCHED_TOOLS, matchedTools } from '../../src/search/matched-tools'
 import { createPageTokenCodec } from '../../src/search/paging';
 import { normaliseFilter } from '../../src/search/query-filter';
 import { createSearchService, entriesOfPage } from '../../src/search/search-service';
-import { matchText, PRODUCTION_STAGES, prepareQuery, withToolCosine } from '../../src/search/relevance';
+import {
+  matchText,
+  PRODUCTION_STAGES,
+  prepareQuery,
+  TOOL_CANDIDATES,
+  withToolCosine,
+  type RankingStages,
+} from '../../src/search/relevance';
+import { ablatedStages } from '../../src/search/relevance/ablations';
 import { hashingEmbedder } from '../helpers/hashing-embedder';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 
@@ -88,23 +96,64 @@ it('embeds each tool of an entry on its own, and nothing for an entry without to
   expect(await toolVectors(PLAIN)).toEqual([]);
 });
 
-it("gives search the best tool's cosine and position, which raise the entry's cosine and name the tool", async () => {
+it("gives search the nearest tool's cosine and position, which raise the entry's cosine and name the tool", async () => {
   const text = 'moon phase tonight';
   const q = await prepareQuery(handle.db, model, text);
-  const [row] = await PRODUCTION_STAGES.cosineLookup(handle.db, q, [TIDES]);
+  const tools = await PRODUCTION_STAGES.toolCosines(handle.db, q, [TIDES, PLAIN]);
   const toolCosines = (await model.embed(toolEmbeddingTexts(tides))).map((v) => v.reduce((s, x, i) => s + x * q.vector[i], 0));
-  const [toolCosine, position] = row.best_tool!.map(Number);
-  expect(toolCosine).toBeCloseTo(Math.max(...toolCosines), 5);
-  expect(position).toBe(toolCosines.indexOf(Math.max(...toolCosines)));
-  expect(position).toBe(1);
-  expect(toolCosine).toBeGreaterThan(Number(row.cosine));
-  const [plain] = await PRODUCTION_STAGES.cosineLookup(handle.db, q, [PLAIN]);
-  expect(plain.best_tool).toBeNull();
+  expect([...tools.keys()]).toEqual([TIDES]);
+  expect(tools.get(TIDES)!.cosine).toBeCloseTo(Math.max(...toolCosines), 5);
+  expect(tools.get(TIDES)!.position).toBe(1);
+  const [row] = await PRODUCTION_STAGES.cosineLookup(handle.db, q, [TIDES]);
+  expect(tools.get(TIDES)!.cosine).toBeGreaterThan(Number(row.cosine));
 
   const matched = await matchText({ db: handle.db, embedder: model }, text, normaliseFilter(undefined));
   const tidesMatch = matched.find((m) => m.identifier === TIDES);
-  expect(tidesMatch?.cosine).toBeCloseTo(withToolCosine(Number(row.cosine), toolCosine), 5);
+  expect(tidesMatch?.cosine).toBeCloseTo(withToolCosine(Number(row.cosine), tools.get(TIDES)!.cosine), 5);
   expect(tidesMatch?.vectorTool).toBe(1);
+  // Without the tools' vectors (the benchmark's ablation): the entry's own cosine, no tool named.
+  const without = await matchText(
+    { db: handle.db, embedder: model },
+    text,
+    normaliseFilter(undefined),
+    ablatedStages({ toolVectors: false }),
+  );
+  const plainMatch = without.find((m) => m.identifier === TIDES);
+  expect(plainMatch?.cosine).toBeCloseTo(Number(row.cosine), 5);
+  expect(plainMatch?.vectorTool).toBeUndefined();
+});
+
+it('reads the tool vectors of the TOOL_CANDIDATES best candidates only, by their relevance without them', async () => {
+  const many = Array.from({ length: TOOL_CANDIDATES + 20 }, (_, i) =>
+    server(`urn:air:tools.test:mcp:widget-${String(i).padStart(3, '0')}`, `Widget server number ${i}.`, []),
+  ).map((e) => ({ ...e, data: undefined, url: `https://tools.test/${e.identifier}.json` }));
+  await ingest(many);
+  const asked: string[][] = [];
+  const spy: RankingStages = {
+    ...PRODUCTION_STAGES,
+    toolCosines: async (db, q, identifiers) => {
+      asked.push([...identifiers]);
+      return PRODUCTION_STAGES.toolCosines(db, q, identifiers);
+    },
+  };
+  const matched = await matchText({ db: handle.db, embedder: model }, 'widget server', normaliseFilter(undefined), spy);
+  expect(matched.length).toBeGreaterThan(TOOL_CANDIDATES);
+  expect(asked).toHaveLength(1);
+  expect(asked[0]).toHaveLength(TOOL_CANDIDATES);
+  // None of them has tools: the list is the one the stages without tools give.
+  const without = await matchText(
+    { db: handle.db, embedder: model },
+    'widget server',
+    normaliseFilter(undefined),
+    ablatedStages({ toolVectors: false }),
+  );
+  expect(matched.map((m) => m.identifier)).toEqual(without.map((m) => m.identifier));
+  expect(new Set(asked[0])).toEqual(new Set(without.slice(0, TOOL_CANDIDATES).map((m) => m.identifier)));
+  await markDeleted(
+    handle.db,
+    many.map((e) => e.identifier),
+    new Date(),
+  );
 });
 
 it('replaces every model’s tool vectors when the tools change, and keeps them when only the entry changes', async () => {

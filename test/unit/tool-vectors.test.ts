@@ -1,7 +1,7 @@
 // A vector per tool (decision 0037, docs/relevance.md "Tools"): what is embedded for each tool, and how its cosine
 // raises the entry's.
 import { TOOL_TEXT_CHARACTERS, TOOL_VECTORS_PER_ENTRY, toolEmbeddingTexts } from '../../src/embedding/entry-texts';
-import { mergeSignals, TOOL_COSINE_WEIGHT, withToolCosine } from '../../src/search/relevance';
+import { TOOL_COSINE_WEIGHT, withToolCosine } from '../../src/search/relevance';
 
 describe('toolEmbeddingTexts', () => {
   it('writes the name in words (camelCase and _./- split) before the description', () => {
@@ -27,17 +27,5 @@ describe('withToolCosine', () => {
     expect(withToolCosine(0.4, 0.8)).toBeCloseTo(0.4 + TOOL_COSINE_WEIGHT * 0.4, 12);
     expect(withToolCosine(0.6, 0.5)).toBe(0.6);
     expect(withToolCosine(0.6, null)).toBe(0.6);
-  });
-
-  it('is what mergeSignals gives a candidate whose row reads a tool cosine, with the tool that raised it', () => {
-    const base = { type: null, tags: null, lexical: null, typed_lexical: null };
-    const [raised, lower, without] = mergeSignals([
-      { identifier: 'a', cosine: 0.5, best_tool: [0.9, 3], ...base },
-      { identifier: 'b', cosine: 0.5, best_tool: [0.4, 1], ...base },
-      { identifier: 'c', cosine: 0.5, best_tool: null, ...base },
-    ]);
-    expect([raised.cosine, raised.vectorTool]).toEqual([0.5 + TOOL_COSINE_WEIGHT * 0.4, 3]);
-    expect([lower.cosine, lower.vectorTool]).toEqual([0.5, undefined]);
-    expect([without.cosine, without.vectorTool]).toEqual([0.5, undefined]);
   });
 });

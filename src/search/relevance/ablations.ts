@@ -3,15 +3,7 @@
 // never imports this module: it runs PRODUCTION_STAGES (pipeline.ts).
 import { dedupe, expandQuery } from '../query-text';
 import { correctionsAndCompletions, type QueryWordsStage } from './query-understanding';
-import {
-  cosineLookup,
-  lexicalRetrieval,
-  namedRetrieval,
-  POSTINGS_PER_LEXEME,
-  SEMANTIC_FIELDS,
-  vectorRetrieval,
-  type SemanticSources,
-} from './retrieval';
+import { cosineLookup, lexicalRetrieval, namedRetrieval, POSTINGS_PER_LEXEME, SEMANTIC_FIELDS, vectorRetrieval } from './retrieval';
 import { calibrate, matchThreshold, MINIMUM_MATCHES, RELEVANCE_CUTOFF, type CalibrationStage } from './scoring';
 import { semanticSignal } from './signals';
 import { topicLabels } from './topic-labels';
@@ -53,10 +45,7 @@ export function ablatedStages(ablations: RankingAblations): RankingStages {
   const semantic = ablations.signals?.semantic !== false;
   const lexical = ablations.signals?.lexical !== false;
   // Without the semantic signal no statement reads a cosine (the named entries' is NULL over no field).
-  const fields: SemanticSources = {
-    fields: semantic ? (ablations.semanticFields ?? SEMANTIC_FIELDS) : [],
-    tools: ablations.toolVectors !== false,
-  };
+  const fields = semantic ? (ablations.semanticFields ?? SEMANTIC_FIELDS) : [];
   const cutoff = ablations.cutoff ?? RELEVANCE_CUTOFF;
   const minimum = ablations.minimumMatches ?? MINIMUM_MATCHES;
   return {
@@ -67,6 +56,7 @@ export function ablatedStages(ablations: RankingAblations): RankingStages {
     vectorRetrieval: vectorRetrieval(fields),
     cosineLookup: semantic ? cosineLookup(fields) : async () => [],
     namedRetrieval: namedRetrieval(fields),
+    toolCosines: semantic && ablations.toolVectors !== false ? PRODUCTION_STAGES.toolCosines : async () => new Map(),
     topicLabels: semantic && ablations.topics !== false ? topicLabels : async () => new Map(),
     // Without the semantic signal there is nothing to agree with: corrections count in full.
     calibrate: semantic ? (lexical ? calibrate : semanticOnly) : lexical ? lexicalOnly : neither,

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { cjkGloss } from '../../catalog/cjk-glossary';
 import type { Database } from '../../db/schema';
 import type { NormalisedFilter } from '../query-filter';
-import { embeddingText } from '../query-text';
+import { compareText, embeddingText } from '../query-text';
 import { BUNDLED_VOCABULARY, type QueryVocabulary } from '../query-vocabulary';
 import {
   queryWords,
@@ -23,11 +23,14 @@ import {
   lexicalRetrieval,
   mergeSignals,
   namedRetrieval,
+  TOOL_CANDIDATES,
+  toolCosineLookup,
   POSTINGS_PER_LEXEME,
-  SEMANTIC_SOURCES,
+  SEMANTIC_FIELDS,
   vectorRetrieval,
   type CandidateSignals,
   type CosineLookup,
+  type ToolCosineLookup,
   type LexicalRetrieval,
   type NamedRetrieval,
   type SignalRow,
@@ -45,6 +48,7 @@ import {
   type ThresholdStage,
 } from './scoring';
 import { adjustForEntryState, type EntryStateRanking } from './entry-state-adjustment';
+import { withToolCosine } from './signals';
 import { topicLabels, type TopicLabelsStage } from './topic-labels';
 import { isImpliedNeed, needTexts, type NeedTextsStage } from './need-texts';
 import { assembleNeedPage } from './need-page';
@@ -59,6 +63,8 @@ export interface RankingStages {
   vectorRetrieval: VectorRetrieval;
   cosineLookup: CosineLookup;
   namedRetrieval: NamedRetrieval;
+  /** The best candidates' nearest tool vectors, which raise their cosine (withToolCosine). */
+  toolCosines: ToolCosineLookup;
   topicLabels: TopicLabelsStage;
   /** Signals to [0, 1]. */
   calibrate: CalibrationStage;
@@ -69,10 +75,11 @@ export interface RankingStages {
 export const PRODUCTION_STAGES: RankingStages = {
   needTexts,
   queryWords,
-  lexicalRetrieval: lexicalRetrieval(POSTINGS_PER_LEXEME, SEMANTIC_SOURCES),
-  vectorRetrieval: vectorRetrieval(SEMANTIC_SOURCES),
-  cosineLookup: cosineLookup(SEMANTIC_SOURCES),
-  namedRetrieval: namedRetrieval(SEMANTIC_SOURCES),
+  lexicalRetrieval: lexicalRetrieval(POSTINGS_PER_LEXEME, SEMANTIC_FIELDS),
+  vectorRetrieval: vectorRetrieval(SEMANTIC_FIELDS),
+  cosineLookup: cosineLookup(SEMANTIC_FIELDS),
+  namedRetrieval: namedRetrieval(SEMANTIC_FIELDS),
+  toolCosines: toolCosineLookup,
   topicLabels,
   calibrate,
   threshold,
@@ -188,8 +195,37 @@ async function matchNeed(deps: RankingDeps, need: string, filter: NormalisedFilt
   }
   rows.push(...(await namedRows));
   const labels = await topics;
+  const candidates = await clock.time(() => withToolCosines(db, stages, q, mergeSignals(rows), labels));
   timings?.observe('sql', clock.ms / 1000);
-  return scoreCandidates(deps, stages, q, mergeSignals(rows), labels, filter);
+  return scoreCandidates(deps, stages, q, candidates, labels, filter);
+}
+
+/**
+ * The candidates, the TOOL_CANDIDATES best by relevance without their tools with their cosine raised toward their
+ * nearest tool's (withToolCosine) and, when that raised it, the tool's position (Match.vectorTool).
+ */
+async function withToolCosines(
+  db: Kysely<Database>,
+  stages: RankingStages,
+  q: PreparedQuery,
+  rows: CandidateSignals[],
+  topics: ReadonlyMap<string, number>,
+): Promise<CandidateSignals[]> {
+  if (rows.length === 0) return rows;
+  const best = scoreSignals(q, rows, topics, stages.calibrate)
+    .sort((a, b) => b.relevance - a.relevance || compareText(a.identifier, b.identifier))
+    .slice(0, TOOL_CANDIDATES);
+  const tools = await stages.toolCosines(
+    db,
+    q,
+    best.map((c) => c.identifier),
+  );
+  if (tools.size === 0) return rows;
+  return rows.map((row) => {
+    const tool = tools.get(row.identifier);
+    if (!tool || tool.cosine <= row.cosine) return row;
+    return { ...row, cosine: withToolCosine(row.cosine, tool.cosine), vectorTool: tool.position };
+  });
 }
 
 /**
@@ -221,7 +257,8 @@ async function scoreCandidates(
   const scored = scoreSignals(q, rows, topics, stages.calibrate);
   let matched = stages.threshold(scored);
   if (matched.fill.size > 0 && filter.length > 0) {
-    matched = stages.threshold(scoreSignals(q, await unfilteredCandidates(deps.db, stages, q), topics, stages.calibrate));
+    const unfiltered = await withToolCosines(deps.db, stages, q, await unfilteredCandidates(deps.db, stages, q), topics);
+    matched = stages.threshold(scoreSignals(q, unfiltered, topics, stages.calibrate));
   }
   const weighted = applyTypeWeights(toMatches(scored, matched), filter, deps.typeWeights ?? {});
   return deps.entryStates ? adjustForEntryState(deps.db, weighted, filter, deps.entryStates, deps.typeWeights ?? {}) : weighted;

@@ -2,9 +2,10 @@
 // completes their signals, and every one returns the same columns (signalColumns, SignalRow):
 // - lexical: the entries with the best BM25 postings of the query's rare lexemes, with their lexical signal;
 // - vector: the HNSW nearest entries to the query embedding, with their cosine and lexical signal;
-// - cosines: the cosine (with the best tool's, withToolCosine) of candidates the lexical retrieval found before the embedding was known;
+// - cosines: the cosine of candidates the lexical retrieval found before the embedding was known;
 // - named: the entries the query names by identifier (or a prefix of one) or by web address.
-// mergeSignals makes one candidate of all its rows.
+// mergeSignals makes one candidate of all its rows. toolCosineLookup reads, for the best candidates, the tool
+// vector nearest the query (tool_vectors), which raises their cosine (pipeline.ts, withToolCosine).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { PREPARED_STATEMENT } from '../../db/prepared-statements';
 import type { Database } from '../../db/schema';
@@ -13,7 +14,7 @@ import { INDEXED_VECTOR_FIELDS } from '../../embedding/entry-texts';
 import { filterToSql, type NormalisedFilter } from '../query-filter';
 import { identifiersNamedIn, urlsNamedIn } from '../query-text';
 import { PREFIX_WEIGHT, type LexicalQuery, type PreparedQuery } from './query-understanding';
-import { BM25_B, BM25_K1, NAME_MATCH_SATURATION, withToolCosine } from './signals';
+import { BM25_B, BM25_K1, NAME_MATCH_SATURATION } from './signals';
 
 /** Candidates per retrieval; the ranked list never goes deeper than their union. */
 export const CANDIDATES_PER_SIGNAL = 300;
@@ -40,6 +41,13 @@ export const SEMANTIC_FIELDS = ['doc', 'description'] as const;
  * signals of ~100 more candidates (docs/performance.md).
  */
 export const VECTOR_RETRIEVAL_FIELDS: readonly string[] = INDEXED_VECTOR_FIELDS;
+/**
+ * Candidates whose tool vectors are read (toolCosineLookup): the best by relevance without them. A tool raises an
+ * entry's relevance by at most ~0.1 (TOOL_COSINE_WEIGHT), which lifts the first hundred's order and cutoff, not an
+ * entry from further down onto the first page. Reading every candidate's (~400) cost matchText ~+23 % at 10k entries
+ * six in ten of which list 7 tools; the hundred best's, docs/performance.md.
+ */
+export const TOOL_CANDIDATES = 100;
 /** Entries one identifier prefix in a query may name ("urn:air:github.com:neo4j-contrib" -> its servers). */
 export const NAMED_PREFIX_LIMIT = 100;
 
@@ -49,11 +57,6 @@ export interface SignalRow {
   type: string | null;
   tags: string[] | null;
   cosine: number | null;
-  /**
-   * The entry's tool vector nearest the query: [its cosine, the tool's position in entries.tools]; NULL when the entry
-   * has none (or the statement reads no cosine).
-   */
-  best_tool: number[] | null;
   lexical: number | null;
   typed_lexical: number | null;
 }
@@ -63,7 +66,7 @@ export interface CandidateSignals {
   identifier: string;
   /** The entry's media type (for typeWeights); null when no statement of the candidate read it. */
   type: string | null;
-  /** The best cosine over the semantic fields, raised toward the best tool's (withToolCosine). */
+  /** The best cosine over the semantic fields; for the candidates toolCosineLookup read, raised toward the best tool's. */
   cosine: number;
   /** The position (in entries.tools) of the tool whose vector raised the cosine; absent when none did. */
   vectorTool?: number;
@@ -95,9 +98,14 @@ export type VectorRetrieval = (
 export type CosineLookup = (db: Kysely<Database>, q: PreparedQuery, identifiers: readonly string[]) => Promise<SignalRow[]>;
 /** The entries the query names. */
 export type NamedRetrieval = (db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter) => Promise<SignalRow[]>;
+/** Of each of `identifiers` that has tool vectors, the one nearest the query: its cosine and its position in entries.tools. */
+export type ToolCosineLookup = (
+  db: Kysely<Database>,
+  q: PreparedQuery,
+  identifiers: readonly string[],
+) => Promise<Map<string, { cosine: number; position: number }>>;
 
 const NULL_SIGNAL = sql`NULL::float8`;
-const NO_TOOL = sql`NULL::float8[]`;
 
 /**
  * The select list of every retrieval statement, over an entry `e`: its identifier, its type and tags (NULL
@@ -105,14 +113,13 @@ const NO_TOOL = sql`NULL::float8[]`;
  */
 function signalColumns(columns: {
   described?: boolean;
-  cosine?: CosineColumns;
+  cosine?: RawBuilder<unknown>;
   lexical?: RawBuilder<unknown>;
   typedLexical?: RawBuilder<unknown>;
 }): RawBuilder<unknown> {
-  const { described = true, cosine = NO_COSINE, lexical = NULL_SIGNAL, typedLexical = NULL_SIGNAL } = columns;
+  const { described = true, cosine = NULL_SIGNAL, lexical = NULL_SIGNAL, typedLexical = NULL_SIGNAL } = columns;
   const [type, tags] = described ? [sql`e.type`, sql`e.tags`] : [sql`NULL::text`, sql`NULL::text[]`];
-  return sql`e.identifier, ${type} AS type, ${tags} AS tags, ${cosine.entry} AS cosine, ${cosine.tools} AS best_tool,
-    ${lexical} AS lexical, ${typedLexical} AS typed_lexical`;
+  return sql`e.identifier, ${type} AS type, ${tags} AS tags, ${cosine} AS cosine, ${lexical} AS lexical, ${typedLexical} AS typed_lexical`;
 }
 
 export function vectorSql(q: Pick<PreparedQuery, 'vector' | 'dimensions'>): RawBuilder<unknown> {
@@ -166,49 +173,21 @@ function candidateEntries(from: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`ce AS MATERIALIZED (SELECT e.identifier, e.type, e.tags, e.facet_key, e.rank_length FROM ${from})`;
 }
 
-/** What the semantic signal reads of an entry: its vectors' fields, and whether its tools' vectors (tool_vectors) too. */
-export interface SemanticSources {
-  fields: readonly string[];
-  tools: boolean;
-}
-
-/** The production sources: SEMANTIC_FIELDS and the tools. */
-export const SEMANTIC_SOURCES: SemanticSources = { fields: SEMANTIC_FIELDS, tools: true };
-
-/** The two cosine columns of a statement's select list. */
-interface CosineColumns {
-  entry: RawBuilder<unknown>;
-  tools: RawBuilder<unknown>;
-}
-
-const NO_COSINE: CosineColumns = { entry: NULL_SIGNAL, tools: NO_TOOL };
-
-/**
- * The best cosine of the entry `e` over the semantic fields, and its tool vector nearest the query with that tool's
- * position (one primary-key range of tool_vectors: nothing read for an entry without tools).
- */
-function cosineSql(q: PreparedQuery, sources: SemanticSources): CosineColumns {
-  const entry = sql`(SELECT max(1 - (${embeddingColumnSql(q)} <=> ${vectorSql(q)})) FROM entry_vectors v
-           WHERE v.identifier = e.identifier AND v.model = ${q.model} AND v.field = ANY(${[...sources.fields]}::text[]))`;
-  const tools =
-    sources.tools && sources.fields.length > 0
-      ? sql`(SELECT ARRAY[1 - t.distance, t.position] FROM (
-               SELECT ${embeddingColumnSql(q, 't')} <=> ${vectorSql(q)} AS distance, t.position::float8 AS position FROM tool_vectors t
-               WHERE t.identifier = e.identifier AND t.model = ${q.model}) t
-             ORDER BY t.distance, t.position LIMIT 1)`
-      : NO_TOOL;
-  return { entry, tools };
+/** The best cosine of the entry `e` over the semantic fields. */
+function cosineSql(q: PreparedQuery, fields: readonly string[]): RawBuilder<unknown> {
+  return sql`(SELECT max(1 - (${embeddingColumnSql(q)} <=> ${vectorSql(q)})) FROM entry_vectors v
+           WHERE v.identifier = e.identifier AND v.model = ${q.model} AND v.field = ANY(${[...fields]}::text[]))`;
 }
 
 /**
  * The lexical candidates: the top CANDIDATES_PER_SIGNAL entries matching the query's retrieval lexemes
- * (filter inside the retrieval), with their lexical signals, and their cosine over `semantic` when the
+ * (filter inside the retrieval), with their lexical signals, and their cosine over `semanticFields` when the
  * embedding is known; `postingsPerLexeme` best postings are read per lexeme (POSTINGS_PER_LEXEME in production).
  */
-export function lexicalRetrieval(postingsPerLexeme: number, semantic: SemanticSources): LexicalRetrieval {
+export function lexicalRetrieval(postingsPerLexeme: number, semanticFields: readonly string[]): LexicalRetrieval {
   return async (db, q, filter, embedded) => {
     if (q.retrievalLexemes.length === 0) return [];
-    const cosine = embedded ? cosineSql(embedded, semantic) : NO_COSINE;
+    const cosine = embedded ? cosineSql(embedded, semanticFields) : NULL_SIGNAL;
     // Each retrieval lexeme's best postings (lexeme_postings, migration 0009), read in impact order from the
     // index; a filter joins the entry, so the scan goes on until enough pass it.
     const postings =
@@ -236,13 +215,13 @@ export function lexicalRetrieval(postingsPerLexeme: number, semantic: SemanticSo
 
 /**
  * The vector candidates (the top CANDIDATES_PER_VECTOR_FIELD per retrieval field, filter inside the HNSW
- * scan) with their cosine over `semantic` and their lexical signals, except the `known` ones (lexical
+ * scan) with their cosine over `semanticFields` and their lexical signals, except the `known` ones (lexical
  * candidates retrieved before the embedding was ready, whose signals the cosine lookup completes). The
- * retrieval fields are VECTOR_RETRIEVAL_FIELDS among `semantic.fields` (all of them when it names none).
+ * retrieval fields are VECTOR_RETRIEVAL_FIELDS among `semanticFields` (all of them when it names none).
  */
-export function vectorRetrieval(semantic: SemanticSources): VectorRetrieval {
-  const retrieving = semantic.fields.filter((f) => VECTOR_RETRIEVAL_FIELDS.includes(f));
-  const retrievalFields = retrieving.length > 0 ? retrieving : semantic.fields;
+export function vectorRetrieval(semanticFields: readonly string[]): VectorRetrieval {
+  const retrieving = semanticFields.filter((f) => VECTOR_RETRIEVAL_FIELDS.includes(f));
+  const retrievalFields = retrieving.length > 0 ? retrieving : semanticFields;
   if (retrievalFields.length === 0) return async () => [];
   return async (db, q, filter, known) => {
     const where = filterToSql(filter);
@@ -265,33 +244,49 @@ export function vectorRetrieval(semantic: SemanticSources): VectorRetrieval {
         cand AS (SELECT f.identifier FROM (${found}) f WHERE f.identifier <> ALL(${[...known]}::text[])),
         ${candidateEntries(sql`cand JOIN entries e ON e.identifier = cand.identifier`)},
         ${lexicalSignalCtes(q)}
-        SELECT ${signalColumns({ cosine: cosineSql(q, semantic), lexical: sql`coalesce(lx.lexical, 0)`, typedLexical: sql`coalesce(lx.typed_lexical, 0)` })}
+        SELECT ${signalColumns({ cosine: cosineSql(q, semanticFields), lexical: sql`coalesce(lx.lexical, 0)`, typedLexical: sql`coalesce(lx.typed_lexical, 0)` })}
         FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(trx);
     };
     return (await db.transaction().execute(run)).rows;
   };
 }
 
-/** The cosine over `semantic` of entries whose lexical signals are already known (the lexical candidates). */
-export function cosineLookup(semantic: SemanticSources): CosineLookup {
+/** The cosine over `semanticFields` of entries whose lexical signals are already known (the lexical candidates). */
+export function cosineLookup(semanticFields: readonly string[]): CosineLookup {
   return async (db, q, identifiers) => {
     if (identifiers.length === 0) return [];
     const result = await sql<SignalRow>`${PREPARED_STATEMENT}
-      SELECT ${signalColumns({ described: false, cosine: cosineSql(q, semantic) })}
+      SELECT ${signalColumns({ described: false, cosine: cosineSql(q, semanticFields) })}
       FROM unnest(${[...identifiers]}::text[]) AS e(identifier)`.execute(db);
     return result.rows;
   };
 }
 
 /**
+ * The nearest tool vector (tool_vectors, migration 0023) of each of the given entries that has any: one statement,
+ * each entry's rows one range of the primary key (an entry without tools reads nothing).
+ */
+export const toolCosineLookup: ToolCosineLookup = async (db, q, identifiers) => {
+  const found = new Map<string, { cosine: number; position: number }>();
+  if (identifiers.length === 0) return found;
+  const result = await sql<{ identifier: string; distance: number; position: number }>`${PREPARED_STATEMENT}
+    SELECT DISTINCT ON (t.identifier) t.identifier, ${embeddingColumnSql(q, 't')} <=> ${vectorSql(q)} AS distance, t.position
+    FROM tool_vectors t
+    WHERE t.identifier = ANY(${[...identifiers]}::text[]) AND t.model = ${q.model}
+    ORDER BY t.identifier, distance, t.position`.execute(db);
+  for (const r of result.rows) found.set(r.identifier, { cosine: 1 - Number(r.distance), position: Number(r.position) });
+  return found;
+};
+
+/**
  * The entries a query names by identifier or by web address (live, passing the filter), with their cosine
- * over `semantic`. Named exactly (the identifier, or the entry's `url` in urlKey form:
+ * over `semanticFields`. Named exactly (the identifier, or the entry's `url` in urlKey form:
  * "github.com/org/repo" names the entry whose url is https://github.com/org/repo): the strongest lexical
  * evidence there is, lexical signal 1 (relevance 1, score 100 before type weights) whatever else the query
  * says. Named by an identifier prefix ending at a segment (the identifier continues with ':'): PREFIX_WEIGHT,
  * like a name completion. mergeSignals keeps the larger lexical signal.
  */
-export function namedRetrieval(semantic: SemanticSources): NamedRetrieval {
+export function namedRetrieval(semanticFields: readonly string[]): NamedRetrieval {
   return async (db, q, filter) => {
     const identifiers = identifiersNamedIn(q.text);
     const urls = urlsNamedIn(q.text);
@@ -302,7 +297,7 @@ export function namedRetrieval(semantic: SemanticSources): NamedRetrieval {
     // Prefix: a byte-order range (':' + 1 is ';'), then the exact test.
     const prefixes = identifiers.map((id) => `${id}:`);
     const result = await sql<SignalRow>`
-      SELECT ${signalColumns({ cosine: cosineSql(q, semantic), lexical, typedLexical: lexical })}
+      SELECT ${signalColumns({ cosine: cosineSql(q, semanticFields), lexical, typedLexical: lexical })}
       FROM (
         SELECT e.identifier FROM entries e WHERE e.identifier = ANY(${[...identifiers]}::text[]) AND e.deleted_at IS NULL AND ${filterToSql(filter)}
         UNION
@@ -333,16 +328,10 @@ export function mergeSignals(rows: SignalRow[]): CandidateSignals[] {
   const out = new Map<string, CandidateSignals>();
   for (const r of rows) {
     const seen = out.get(r.identifier);
-    const row: CandidateSignals = seen ?? { identifier: r.identifier, type: null, cosine: 0, lexical: 0, typedLexical: 0, tags: [] };
+    const row = seen ?? { identifier: r.identifier, type: null, cosine: 0, lexical: 0, typedLexical: 0, tags: [] };
     if (r.type !== null) row.type = r.type;
     if (r.tags !== null) row.tags = r.tags;
-    if (r.cosine !== null) {
-      const cosine = Number(r.cosine);
-      const [toolCosine, position] = r.best_tool === null ? [null, 0] : r.best_tool.map(Number);
-      row.cosine = withToolCosine(cosine, toolCosine);
-      if (toolCosine !== null && toolCosine > cosine) row.vectorTool = position;
-      else delete row.vectorTool;
-    }
+    if (r.cosine !== null) row.cosine = Number(r.cosine);
     // Statements that both compute an entry's lexical signal agree; an identifier named in the query
     // (the named retrieval) can only raise it.
     if (r.lexical !== null) row.lexical = Math.max(row.lexical, Math.min(1, Number(r.lexical)));
