@@ -28,8 +28,8 @@ export function entryEmbeddingTexts(entry: CatalogEntry, gloss: string): Record<
 
 /**
  * Tools embedded per entry, each on its own (tool_vectors, migration 0023), the first of entries.tools. LiveMCPBench's
- * 70 servers list at most 35; a card may list TOOL_LIMITS.tools (256), whose vectors would cost ingest ~30 model
- * tokens each for tools past the ones a server leads with.
+ * 70 servers list at most 35; a card may list TOOL_LIMITS.tools (256), whose vectors would cost ingest 4.3-4.6 ms of
+ * model time each (docs/relevance.md "Tools") for tools past the ones a server leads with.
  */
 export const TOOL_VECTORS_PER_ENTRY = 64;
 /** A tool's description as embedded: the bundled model reads 128 tokens, ~600 characters of English. */

@@ -1,6 +1,7 @@
 // The index's background upkeep at start, in the order that keeps it consistent: the tags that have no
-// vector are embedded, then the tools of entries that have no tool vector (a database from before migration 0023); the glosses written with another product glossary are rewritten (gloss-refresh.ts);
-// only then is the index re-embedded with the goal model when it is not the active one (model-switch.ts).
+// vector are embedded, then the tools of entries that have no tool vector (a database from before migration
+// 0023); the glosses written with another product glossary are rewritten (gloss-refresh.ts); only then is the
+// index re-embedded with the goal model when it is not the active one (model-switch.ts).
 // The switch embeds each entry's stored gloss: started before the rewrite was over, it could read a gloss
 // the rewrite was replacing and store the new model's vector of it after the rewrite had passed, a vector
 // of the old gloss that nothing would replace. Search answers throughout, on the active model.

@@ -1,7 +1,7 @@
 // Changing the embedding model without downtime. entry_vectors is keyed by model, so the new model's
 // vectors are written beside the old ones while search keeps reading the old model (the ACTIVE one, kept
-// in registry_settings). Once every live entry has the new model's vectors for every field and for its tools, the active
-// model is switched in one write; every registry process on the database follows on its next refresh.
+// in registry_settings). Once every live entry has the new model's vectors for every field and for its tools,
+// the active model is switched in one write; every registry process on the database follows on its next refresh.
 import { sql, type Kysely } from 'kysely';
 import { deleteVectors, storeVectors } from '../catalog/entry-repository';
 import type { Database } from '../db/schema';

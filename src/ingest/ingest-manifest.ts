@@ -6,9 +6,9 @@ import type { Kysely } from 'kysely';
 import type { CatalogEntry, CatalogManifest, HostInfo } from '../catalog/catalog-entry';
 import { validateCatalogEntry, validateManifestEnvelope, type EntryProblem } from '../catalog/catalog-validator';
 import {
+  deleteToolVectors,
   deleteVectors,
   prepareEntry,
-  deleteToolVectors,
   storedHashes,
   storeToolVectors,
   storeVectors,
@@ -173,7 +173,8 @@ export interface WriteOptions {
 /**
  * The stages of writeEntries: `select` reads the stored hashes, `embed` runs the model (entries, and the tools of
  * those whose tools changed), `entries` is the upsert with its triggers (rank and term documents, BM25 statistics,
- * postings, change feed), `vectors` the vectors with their HNSW inserts and the tool vectors, `commit` the rest of the transaction and its commit, `tagVectors` and `vacuum` what follows.
+ * postings, change feed), `vectors` the vectors with their HNSW inserts and the tool vectors, `commit` the rest of
+ * the transaction and its commit, `tagVectors` and `vacuum` what follows.
  */
 export const WRITE_STAGES = ['select', 'embed', 'entries', 'vectors', 'commit', 'tagVectors', 'vacuum'] as const;
 export type WriteStageTimings = Partial<Record<(typeof WRITE_STAGES)[number], number>>;
@@ -267,12 +268,14 @@ async function selectChanged(db: Kysely<Database>, prepared: PreparedEntry[]) {
   let unchanged = 0;
   const changed: PreparedEntry[] = [];
   const reattributed: PreparedEntry[] = [];
-  // Written with other tools than those stored (or new): their tool vectors are embedded again.
+  // Written with other tools than those stored, or new, or back from a tombstone (a model switch meanwhile filled
+  // live entries only): their tool vectors are embedded again.
   const retooled: PreparedEntry[] = [];
   for (const item of prepared) {
     const before = stored.get(item.entry.identifier);
     if (item.keepStoredTools) item.tools = before?.tools ?? [];
-    if (before ? !sameTools(before.tools, item.tools) : item.tools.length > 0) retooled.push(item);
+    const fresh = !before || before.deleted;
+    if (fresh ? item.tools.length > 0 || (before?.tools.length ?? 0) > 0 : !sameTools(before.tools, item.tools)) retooled.push(item);
     if (!before) {
       added++;
       changed.push(item);

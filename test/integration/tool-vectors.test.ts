@@ -247,6 +247,15 @@ it('names the tool whose vector raised an entry in @matchedTools, though it shar
   expect(result['@matchedTools']).toEqual(['surf_forecast']);
 });
 
+it('embeds the tools of an entry back from a tombstone, which no fill reached while it was one', async () => {
+  const ROCKS = 'urn:air:tools.test:mcp:rocks';
+  const rockTools = [{ name: 'rock_type', description: 'Name a rock from a photo.' }];
+  // Tombstoned, and without tool vectors (the fill above passed it by): the same content comes back.
+  expect(await toolVectors(ROCKS)).toEqual([]);
+  await ingest([server(ROCKS, 'Geology.', rockTools)]);
+  sameVectors(await toolVectors(ROCKS), await expectedVectors(model, rockTools));
+});
+
 it('the upkeep at start fills them for a database from before tool vectors', async () => {
   await sql`DELETE FROM tool_vectors`.execute(handle.db);
   const upkeep = startIndexUpkeep({
