@@ -12,7 +12,8 @@
 // set judged by Alexandria record ids is asked with the library's type filter, as its tools ask); --no-10k
 // skips the 10k-entry latency run; --only 'BM25 only,...' runs production and those rankers; --json FILE writes
 // every figure; --verbose lists the production misses (queries whose top 10 has no grade-2 entry); --ranks FILE
-// writes each query's first grade-2 rank and top three as JSON lines (to compare two builds query by query);
+// writes each query's first grade-2 rank and top three as JSON lines, LiveMCPBench's tasks after the repo sets' (to
+// compare two builds query by query);
 // --no-external skips the external benchmark.
 //
 // The external benchmark (bench/livemcpbench, README there): LiveMCPBench's 70-server catalog ingested alone
@@ -559,6 +560,9 @@ async function externalRuns(
       console.log(row(`${ranker.name}${suffix}${sub === 'all' ? '' : ` ${sub}`}`, f));
       report[`livemcpbench/${ranker.name}${suffix}/${sub}`] = f;
     }
+    // LiveMCPBench's tasks follow the repo sets' lines in the --ranks file (set "livemcpbench").
+    const ranksFile = argValue('--ranks');
+    if (ranker === production && suffix === '' && ranksFile) fs.appendFileSync(ranksFile, rankLines(runs));
     if (ranker === production && suffix !== ' - glossary' && argFlag('--verbose')) {
       for (const { query, ranked } of runs) {
         const firstTen = new Set(ranked.slice(0, 10).map((r) => r.identifier));
@@ -574,6 +578,26 @@ async function externalRuns(
     console.log(confidenceLine(`livemcpbench${suffix}`, productionRuns));
     console.log(longQueryLine(`livemcpbench${suffix}`, productionRuns, bm25Runs));
   }
+}
+
+/**
+ * --ranks: per query, to compare two builds query by query (docs/relevance.md), the rank of its first grade-2 entry
+ * and the first three entries, one JSON line each.
+ */
+function rankLines(runs: Run[]): string {
+  return runs
+    .map(({ query, ranked }) => {
+      const first = ranked.findIndex((r) => query.relevant[r.identifier] === 2);
+      return `${JSON.stringify({
+        id: query.id,
+        set: query.set,
+        kind: query.kind,
+        text: query.text,
+        firstGrade2Rank: first < 0 ? null : first + 1,
+        top3: ranked.slice(0, 3).map((r) => r.identifier),
+      })}\n`;
+    })
+    .join('');
 }
 
 /**
@@ -778,20 +802,7 @@ async function main(): Promise<void> {
 
     // Per query, to compare two builds query by query (docs/relevance.md): the rank of its first grade-2 entry.
     const ranksFile = argValue('--ranks');
-    if (ranksFile) {
-      const lines = all.production.map(({ query, ranked }) => {
-        const first = ranked.findIndex((r) => query.relevant[r.identifier] === 2);
-        return JSON.stringify({
-          id: query.id,
-          set: query.set,
-          kind: query.kind,
-          text: query.text,
-          firstGrade2Rank: first < 0 ? null : first + 1,
-          top3: ranked.slice(0, 3).map((r) => r.identifier),
-        });
-      });
-      fs.writeFileSync(ranksFile, `${lines.join('\n')}\n`);
-    }
+    if (ranksFile) fs.writeFileSync(ranksFile, rankLines(all.production));
 
     if (argFlag('--verbose')) {
       console.log('\nproduction misses (no grade-2 entry in the top 10):');
