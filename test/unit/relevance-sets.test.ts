@@ -38,6 +38,7 @@ describe('labelled query sets (bench/relevance)', () => {
       'holdout4-registry-queries.json',
       'holdout5-alexandria-queries.json',
       'holdout6-alexandria-queries.json',
+      'holdout7-alexandria-queries.json',
       'registry-queries.json',
       'zh-registry-queries.json',
     ]);
