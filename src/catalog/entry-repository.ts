@@ -185,13 +185,13 @@ export interface ToolVectorRow {
   vector: number[];
 }
 
-/** Deletes the tool vectors of `identifiers`: of `model`, or of every model when it is omitted. */
-export async function deleteToolVectors(db: Kysely<Database>, identifiers: readonly string[], model?: string): Promise<void> {
-  for (let i = 0; i < identifiers.length; i += 1000) {
-    let query = db.deleteFrom('tool_vectors').where('identifier', 'in', identifiers.slice(i, i + 1000));
-    if (model !== undefined) query = query.where('model', '=', model);
-    await query.execute();
-  }
+/** Deletes every model's tool vectors of `identifiers`. */
+export async function deleteToolVectors(db: Kysely<Database>, identifiers: readonly string[]): Promise<void> {
+  for (let i = 0; i < identifiers.length; i += 1000)
+    await db
+      .deleteFrom('tool_vectors')
+      .where('identifier', 'in', identifiers.slice(i, i + 1000))
+      .execute();
 }
 
 export async function storeToolVectors(db: Kysely<Database>, model: string, rows: readonly ToolVectorRow[]): Promise<void> {

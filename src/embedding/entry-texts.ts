@@ -4,7 +4,7 @@
 // bench:relevance: name and tags+capabilities vectors hurt (a short query is close to every short name), so
 // they are not embedded. representativeQueries are left out: see searchableText.
 import type { CatalogEntry } from '../catalog/catalog-entry';
-import { searchableText } from '../catalog/catalog-entry';
+import { searchableText, splitIdentifierWords } from '../catalog/catalog-entry';
 
 export const ENTRY_VECTOR_FIELDS = ['doc', 'description'] as const;
 export type EntryVectorField = (typeof ENTRY_VECTOR_FIELDS)[number];
@@ -37,14 +37,11 @@ export const TOOL_TEXT_CHARACTERS = 600;
 
 /**
  * The text embedded for each of an entry's first TOOL_VECTORS_PER_ENTRY tools, by position: its name in words
- * (camelCase and `_./-` split, as the lexical index reads it: matched-tools.ts) and its description's start.
+ * (splitIdentifierWords: camelCase and `_./-` split, as capabilities are read) and its description's start.
  */
 export function toolEmbeddingTexts(tools: ReadonlyArray<{ name: string; description: string }>): string[] {
   return tools.slice(0, TOOL_VECTORS_PER_ENTRY).map((tool) => {
-    const words = tool.name
-      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-      .replace(/[_./-]+/g, ' ')
-      .trim();
+    const words = splitIdentifierWords(tool.name);
     const description = tool.description.slice(0, TOOL_TEXT_CHARACTERS).trim();
     return description === '' ? words : `${words}: ${description}`;
   });

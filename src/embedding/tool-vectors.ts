@@ -3,7 +3,7 @@
 // that writes the entry when its tools change (ingest-manifest.ts); filled here for live entries that have tools
 // and no tool vector of a model: a database from before 0023 at start, and the goal model before a switch.
 import { sql, type Kysely } from 'kysely';
-import { deleteToolVectors, storeToolVectors, type ToolVectorRow } from '../catalog/entry-repository';
+import { storeToolVectors, type ToolVectorRow } from '../catalog/entry-repository';
 import { storedTools, type EntryTool } from '../catalog/entry-tools';
 import type { Database } from '../db/schema';
 import type { Embedder } from './embedder';
@@ -61,8 +61,7 @@ export async function fillToolVectors(
         FOR SHARE`.execute(trx);
       const current = new Map(now.rows.map((r) => [r.identifier, JSON.stringify(storedTools(r.tools))]));
       const unchanged = new Set(read.filter((r) => current.get(r.identifier) === JSON.stringify(r.tools)).map((r) => r.identifier));
-      // This model's rows are missing (another process may have filled them meanwhile); the others' stay.
-      await deleteToolVectors(trx, [...unchanged], embedder.id);
+      // Another process filling them meanwhile wrote the same rows: the upsert keeps one of each.
       await storeToolVectors(
         trx,
         embedder.id,
