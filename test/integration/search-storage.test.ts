@@ -68,6 +68,29 @@ describe('search storage (migration 0007)', () => {
     expect(Number(row.rows[0].other)).toBe(2); // twice in the description (weight C = 1)
   });
 
+  it('a word the tool descriptions repeat counts once, and the postings BM25 reads agree (migration 0024)', async () => {
+    const id = 'urn:air:github.com:PagerDuty:pagerduty-mcp-server';
+    const tools = (mentions: number) =>
+      JSON.stringify(Array.from({ length: mentions }, (_, i) => ({ name: `tool_${i}`, description: 'Draw a quokkagram quokkagram.' })));
+    const tf = async () => {
+      const row = await sql<{ other: number | null; posting: number | null }>`
+        SELECT e.rank_tf_other[array_position(e.rank_lexemes, 'quokkagram')] AS other,
+               (SELECT p.tf_other FROM lexeme_postings p WHERE p.lexeme = 'quokkagram' AND p.entry_key = e.facet_key) AS posting
+        FROM entries e WHERE e.identifier = ${id}`.execute(demo.db);
+      return { other: Number(row.rows[0].other), posting: Number(row.rows[0].posting) };
+    };
+    await sql`UPDATE entries SET description = 'quokkagram escalation', tools = ${tools(1)}::jsonb WHERE identifier = ${id}`.execute(
+      demo.db,
+    );
+    // Once in the description (C = 1) and in one tool's description, twice (D = 0.5, once whatever the count).
+    expect(await tf()).toEqual({ other: 1.5, posting: 1.5 });
+    // Twelve tools saying it twice each add no more than one did (counted per mention, they added 12).
+    await sql`UPDATE entries SET tools = ${tools(12)}::jsonb WHERE identifier = ${id}`.execute(demo.db);
+    expect(await tf()).toEqual({ other: 1.5, posting: 1.5 });
+    await sql`UPDATE entries SET description = 'escalation' WHERE identifier = ${id}`.execute(demo.db);
+    expect(await tf()).toEqual({ other: 0.5, posting: 0.5 });
+  });
+
   it.each([
     ['entry_vectors', '0007'],
     ['tag_vectors', '0012'],
