@@ -185,6 +185,22 @@ export interface ToolVectorRow {
   vector: number[];
 }
 
+/** Those of `identifiers` that have at least one tool vector of `model`. */
+export async function withToolVectors(db: Kysely<Database>, model: string, identifiers: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (let i = 0; i < identifiers.length; i += 1000) {
+    const rows = await db
+      .selectFrom('tool_vectors')
+      .select('identifier')
+      .distinct()
+      .where('model', '=', model)
+      .where('identifier', 'in', identifiers.slice(i, i + 1000))
+      .execute();
+    for (const r of rows) out.add(r.identifier);
+  }
+  return out;
+}
+
 /** Deletes every model's tool vectors of `identifiers`. */
 export async function deleteToolVectors(db: Kysely<Database>, identifiers: readonly string[]): Promise<void> {
   for (let i = 0; i < identifiers.length; i += 1000)

@@ -35,6 +35,10 @@ export async function embedTools(
  * Embeds, with `embedder`'s model, the tools of live entries that have tools and no tool vector of that model, in
  * batches of `batchSize` entries. Each batch is written only for entries whose tools are still those embedded:
  * their rows are locked (FOR SHARE) while it is written, so an ingest that changes them waits, then writes its own.
+ * A row another transaction holds (an ingest writing it) is skipped rather than waited for: the ingest locks its
+ * entries in its manifest's order, this in identifier order, and waiting could deadlock the two. The ingest embeds
+ * the tools of an entry it writes that has none of its model's (ingest-manifest.ts); what is still missing after a
+ * pass that skipped rows is read again in another, as long as a pass fills something.
  * Returns how many entries it filled; `onBatch` returning false stops it.
  */
 export async function fillToolVectors(
@@ -43,32 +47,40 @@ export async function fillToolVectors(
   options: { batchSize?: number; onBatch?: (done: number) => boolean | void } = {},
 ): Promise<number> {
   const batchSize = options.batchSize ?? 32;
-  let after = '';
   let filled = 0;
   for (;;) {
-    const batch = await sql<{ identifier: string; tools: unknown }>`
-      SELECT e.identifier, e.tools FROM entries e
-      WHERE e.identifier > ${after} AND e.deleted_at IS NULL AND e.tools <> '[]'::jsonb
-        AND NOT EXISTS (SELECT 1 FROM tool_vectors t WHERE t.identifier = e.identifier AND t.model = ${embedder.id})
-      ORDER BY e.identifier LIMIT ${batchSize}`.execute(db);
-    if (batch.rows.length === 0) return filled;
-    after = batch.rows[batch.rows.length - 1].identifier;
-    const read = batch.rows.map((r) => ({ identifier: r.identifier, tools: storedTools(r.tools) }));
-    const vectors = await embedTools(embedder, read);
-    filled += await db.transaction().execute(async (trx) => {
-      const now = await sql<{ identifier: string; tools: unknown }>`
-        SELECT identifier, tools FROM entries WHERE identifier = ANY(${read.map((r) => r.identifier)}::text[]) AND deleted_at IS NULL
-        FOR SHARE`.execute(trx);
-      const current = new Map(now.rows.map((r) => [r.identifier, JSON.stringify(storedTools(r.tools))]));
-      const unchanged = new Set(read.filter((r) => current.get(r.identifier) === JSON.stringify(r.tools)).map((r) => r.identifier));
-      // Another process filling them meanwhile wrote the same rows: the upsert keeps one of each.
-      await storeToolVectors(
-        trx,
-        embedder.id,
-        vectors.filter((v) => unchanged.has(v.identifier)),
-      );
-      return unchanged.size;
-    });
-    if (options.onBatch?.(filled) === false) return filled;
+    const pass = { filled: 0, skipped: 0 };
+    let after = '';
+    for (;;) {
+      const batch = await sql<{ identifier: string; tools: unknown }>`
+        SELECT e.identifier, e.tools FROM entries e
+        WHERE e.identifier > ${after} AND e.deleted_at IS NULL AND e.tools <> '[]'::jsonb
+          AND NOT EXISTS (SELECT 1 FROM tool_vectors t WHERE t.identifier = e.identifier AND t.model = ${embedder.id})
+        ORDER BY e.identifier LIMIT ${batchSize}`.execute(db);
+      if (batch.rows.length === 0) break;
+      after = batch.rows[batch.rows.length - 1].identifier;
+      const read = batch.rows.map((r) => ({ identifier: r.identifier, tools: storedTools(r.tools) }));
+      const vectors = await embedTools(embedder, read);
+      const written = await db.transaction().execute(async (trx) => {
+        const now = await sql<{ identifier: string; tools: unknown }>`
+          SELECT identifier, tools FROM entries WHERE identifier = ANY(${read.map((r) => r.identifier)}::text[]) AND deleted_at IS NULL
+          FOR SHARE SKIP LOCKED`.execute(trx);
+        const current = new Map(now.rows.map((r) => [r.identifier, JSON.stringify(storedTools(r.tools))]));
+        const unchanged = new Set(read.filter((r) => current.get(r.identifier) === JSON.stringify(r.tools)).map((r) => r.identifier));
+        // Another process filling them meanwhile wrote the same rows: the upsert keeps one of each.
+        await storeToolVectors(
+          trx,
+          embedder.id,
+          vectors.filter((v) => unchanged.has(v.identifier)),
+        );
+        // Rows not read: held by another transaction (skipped), or tombstoned meanwhile.
+        return { unchanged: unchanged.size, skipped: read.length - now.rows.length };
+      });
+      pass.filled += written.unchanged;
+      pass.skipped += written.skipped;
+      filled += written.unchanged;
+      if (options.onBatch?.(filled) === false) return filled;
+    }
+    if (pass.skipped === 0 || pass.filled === 0) return filled;
   }
 }

@@ -11,6 +11,7 @@ import {
   prepareEntry,
   storedHashes,
   storeToolVectors,
+  withToolVectors,
   storeVectors,
   upsertEntries,
   type PreparedEntry,
@@ -172,7 +173,7 @@ export interface WriteOptions {
 
 /**
  * The stages of writeEntries: `select` reads the stored hashes, `embed` runs the model (entries, and the tools of
- * those whose tools changed), `entries` is the upsert with its triggers (rank and term documents, BM25 statistics,
+ * those whose tools changed or have none of its vectors), `entries` is the upsert with its triggers (rank and term documents, BM25 statistics,
  * postings, change feed), `vectors` the vectors with their HNSW inserts and the tool vectors, `commit` the rest of
  * the transaction and its commit, `tagVectors` and `vacuum` what follows.
  */
@@ -199,12 +200,14 @@ export async function writeEntries(
 ): Promise<{ added: number; updated: number; unchanged: number; refused: number }> {
   // This call's stages, added to the caller's at the end.
   const timings: WriteStageTimings = {};
-  const { changed, reattributed, retooled, added, unchanged } = await timed(timings, 'select', () => selectChanged(deps.db, prepared));
+  const { changed, reattributed, retooled, untooled, added, unchanged } = await timed(timings, 'select', () =>
+    selectChanged(deps.db, deps.embedder.id, prepared),
+  );
   const [vectors, toolVectors] = await timed(timings, 'embed', async () => [
     await embedEntries(deps.embedder, changed, options.onProgress),
     await embedTools(
       deps.embedder,
-      retooled.map((r) => ({ identifier: r.entry.identifier, tools: r.tools })),
+      [...retooled, ...untooled].map((r) => ({ identifier: r.entry.identifier, tools: r.tools })),
     ),
   ]);
   let refused = 0;
@@ -259,7 +262,7 @@ export async function writeEntries(
   return { added, updated: changed.length - added, unchanged, refused };
 }
 
-async function selectChanged(db: Kysely<Database>, prepared: PreparedEntry[]) {
+async function selectChanged(db: Kysely<Database>, model: string, prepared: PreparedEntry[]) {
   const stored = await storedHashes(
     db,
     prepared.map((p) => p.entry.identifier),
@@ -293,7 +296,17 @@ async function selectChanged(db: Kysely<Database>, prepared: PreparedEntry[]) {
         reattributed.push(item);
     }
   }
-  return { changed, reattributed, retooled, added, unchanged };
+  // Written with the same tools but none of the model's vectors of them (the start's fill had not reached them, or
+  // passed them by while another write held them: tool-vectors.ts): embedded now, other models' left alone.
+  const retooledSet = new Set(retooled);
+  const kept = [...changed, ...reattributed].filter((item) => item.tools.length > 0 && !retooledSet.has(item));
+  const embedded = await withToolVectors(
+    db,
+    model,
+    kept.map((item) => item.entry.identifier),
+  );
+  const untooled = kept.filter((item) => !embedded.has(item.entry.identifier));
+  return { changed, reattributed, retooled, untooled, added, unchanged };
 }
 
 export async function embedEntries(

@@ -3,6 +3,7 @@
 // before 0023, the goal model of a switch), and read by search as the candidate's tool cosine. Real PostgreSQL,
 // the deterministic hashing embedder.
 import { sql } from 'kysely';
+import pg from 'pg';
 import { markDeleted } from '../../src/catalog/entry-repository';
 import { PRODUCT_GLOSSARY } from '../../src/catalog/product-glossary';
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
@@ -208,6 +209,47 @@ it('fills the tool vectors live entries lack, of the model asked, and only for t
   expect(await toolVectors(TIDES)).toEqual([]);
   await sql`UPDATE entries SET tools = ${JSON.stringify(retooled)}::jsonb WHERE identifier = ${TIDES}`.execute(handle.db);
   expect(await fillToolVectors(handle.db, model)).toBe(1);
+});
+
+it('the fill passes by an entry another write holds instead of waiting for it; writing it with the same tools embeds them', async () => {
+  const GULLS = 'urn:air:tools.test:mcp:gulls';
+  const gullTools = [{ name: 'count_gulls', description: 'Count the gulls on a beach photo.' }];
+  await ingest([server(GULLS, 'Seabirds.', gullTools)]);
+  await sql`DELETE FROM tool_vectors`.execute(handle.db);
+  // Another model's vector of TIDES' current tools, which an ingest that keeps the tools must keep.
+  const [other] = await goal.embed(['surf forecast']);
+  await sql`INSERT INTO tool_vectors (identifier, model, position, embedding) VALUES (${TIDES}, ${goal.id}, 0, ${toVectorLiteral(other)})`.execute(
+    handle.db,
+  );
+
+  // An ingest's transaction holds TIDES' row (it locks its entries in its manifest's order, the fill in identifier
+  // order: waiting for each other's rows, the two could deadlock).
+  const writer = new pg.Client({ connectionString: database.url });
+  await writer.connect();
+  try {
+    await writer.query('BEGIN');
+    await writer.query('SELECT 1 FROM entries WHERE identifier = $1 FOR UPDATE', [TIDES]);
+    const waited = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 5000).unref());
+    expect(await Promise.race([fillToolVectors(handle.db, model, { batchSize: 8 }), waited])).toBe(1);
+    expect((await toolVectors(GULLS)).map((r) => r.model)).toEqual([model.id]);
+    expect((await toolVectors(TIDES)).map((r) => r.model)).toEqual([goal.id]);
+  } finally {
+    await writer.query('ROLLBACK');
+    await writer.end();
+  }
+
+  // The entry written again with the same tools (its description changed): the ingest embeds the tools it has no
+  // vector of with its model, and leaves the other model's.
+  await ingest([server(TIDES, 'Coastal data, tides and surf.', retooled)]);
+  sameVectors(
+    (await toolVectors(TIDES)).filter((r) => r.model === model.id),
+    await expectedVectors(model, retooled),
+  );
+  expect((await toolVectors(TIDES)).map((r) => r.model)).toEqual([model.id, goal.id]);
+  // Written again with its vectors in place: its tools are not embedded again (the entry's two texts are).
+  const before = model.inner.calls;
+  await ingest([server(TIDES, 'Coastal data: tides and surf.', retooled)]);
+  expect(model.inner.calls - before).toBe(2);
 });
 
 it('names the tool whose vector raised an entry in @matchedTools, though it shares no word with the query', async () => {
