@@ -50,6 +50,7 @@ export async function refreshGlosses(
   let after = '';
   let read = 0;
   let changed = 0;
+  const held: StaleEntry[] = [];
   for (;;) {
     const rows = await db
       .selectFrom('entries')
@@ -66,7 +67,16 @@ export async function refreshGlosses(
       const gloss = glossFor(entry, glossary);
       return gloss === r.gloss ? [] : [{ identifier: r.identifier, entry, hash: r.content_hash, live: r.deleted_at === null, gloss }];
     });
-    if (stale.length > 0) changed += await rewrite(db, embedder, stale);
+    if (stale.length > 0) {
+      const batch = await rewrite(db, embedder, stale, { skipLocked: true });
+      changed += batch.done;
+      held.push(...batch.held);
+    }
+    if (options.onBatch?.(read) === false) return { ran: true, completed: false, read, changed };
+  }
+  // The entries another write held, one at a time: waiting for one row while holding none cannot deadlock.
+  for (const entry of held) {
+    changed += (await rewrite(db, embedder, [entry], { skipLocked: false })).done;
     if (options.onBatch?.(read) === false) return { ran: true, completed: false, read, changed };
   }
   await setSetting(db, GLOSSARY_VERSION_SETTING, glossary.version);
@@ -85,16 +95,28 @@ interface StaleEntry {
  * One batch: the doc vectors are computed first, then written in the transaction that rewrites the glosses,
  * only for entries whose content is still the one read (an ingest that replaced an entry meanwhile wrote
  * its own gloss and vectors, and is not undone). The row locks of the update hold off a concurrent ingest
- * of the same entries until both are written.
+ * of the same entries until both are written. With `skipLocked`, an entry another transaction holds is left
+ * out and returned in `held`: an ingest locks its entries in its manifest's order, a batch here in identifier
+ * order, and waiting for each other's rows the two could deadlock.
  */
-async function rewrite(db: Kysely<Database>, embedder: Embedder, stale: StaleEntry[]): Promise<number> {
+async function rewrite(
+  db: Kysely<Database>,
+  embedder: Embedder,
+  stale: StaleEntry[],
+  options: { skipLocked: boolean },
+): Promise<{ done: number; held: StaleEntry[] }> {
   const live = stale.filter((s) => s.live);
   const texts = live.map((s) => entryEmbeddingTexts(s.entry, s.gloss).doc);
   const vectors = live.length > 0 ? await embedder.embed(texts) : [];
   return db.transaction().execute(async (trx) => {
+    const locked = await sql<{ identifier: string }>`
+      SELECT identifier FROM entries WHERE identifier = ANY(${stale.map((s) => s.identifier)}::text[]) ORDER BY identifier
+      FOR UPDATE ${options.skipLocked ? sql`SKIP LOCKED` : sql``}`.execute(trx);
+    const free = new Set(locked.rows.map((r) => r.identifier));
+    const mine = stale.filter((s) => free.has(s.identifier));
     const updated = await sql<{ identifier: string }>`
       UPDATE entries e SET gloss = s.gloss
-      FROM unnest(${stale.map((s) => s.identifier)}::text[], ${stale.map((s) => s.gloss)}::text[], ${stale.map((s) => s.hash)}::text[]) AS s(identifier, gloss, hash)
+      FROM unnest(${mine.map((s) => s.identifier)}::text[], ${mine.map((s) => s.gloss)}::text[], ${mine.map((s) => s.hash)}::text[]) AS s(identifier, gloss, hash)
       WHERE e.identifier = s.identifier AND e.content_hash = s.hash
       RETURNING e.identifier`.execute(trx);
     const done = new Set(updated.rows.map((r) => r.identifier));
@@ -119,6 +141,6 @@ async function rewrite(db: Kysely<Database>, embedder: Embedder, stale: StaleEnt
         rewritten.filter((r) => had.has(r.identifier)),
       );
     }
-    return done.size;
+    return { done: done.size, held: stale.filter((s) => !free.has(s.identifier)) };
   });
 }

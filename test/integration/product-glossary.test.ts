@@ -3,6 +3,7 @@
 // gloss it is indexed with; the entry served is as published; and the glosses stored follow the glossary
 // (gloss-refresh.ts): rewritten with their doc vectors when it changes, once per glossary version.
 import { sql } from 'kysely';
+import pg from 'pg';
 import { glossFor, parseProductGlossary, PRODUCT_GLOSSARY } from '../../src/catalog/product-glossary';
 import type { CatalogEntry } from '../../src/catalog/catalog-entry';
 import { getSetting, setSetting } from '../../src/db/settings';
@@ -127,6 +128,41 @@ describe('refreshGlosses: the stored glosses follow the glossary', () => {
     }>`SELECT identifier FROM entry_vectors WHERE model = ${other} AND field = 'description' ORDER BY identifier`.execute(registry.ctx.db);
     expect(descriptions.rows.map((r) => r.identifier).sort()).toEqual([SHODAN, untouched].sort());
     await sql`DELETE FROM entry_vectors WHERE model = ${other}`.execute(registry.ctx.db);
+    await refreshGlosses(registry.ctx.db, registry.ctx.embedder);
+  });
+
+  it('passes by an entry another write holds and rewrites it after the rest, so the two never wait for each other', async () => {
+    const [first, held] = (
+      await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE gloss <> '' ORDER BY identifier LIMIT 2`.execute(
+        registry.ctx.db,
+      )
+    ).rows.map((r) => r.identifier);
+    // A write (an ingest's transaction) holds the later entry; an ingest locks in its manifest's order, so it may
+    // want the earlier one next: a refresh that waited for the later row while holding the earlier would deadlock.
+    const writer = new pg.Client({ connectionString: registry.database.url });
+    await writer.connect();
+    let refresh: Promise<unknown> | undefined;
+    try {
+      await writer.query('BEGIN');
+      await writer.query('SELECT 1 FROM entries WHERE identifier = $1 FOR UPDATE', [held]);
+      // The first batch holds both (batches go in identifier order).
+      const upToHeld = await sql<{ n: string }>`SELECT count(*) AS n FROM entries WHERE identifier <= ${held}`.execute(registry.ctx.db);
+      refresh = refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: EMPTY, batchSize: Number(upToHeld.rows[0].n) });
+      refresh.catch(() => undefined);
+      // The batch with the earlier entry is written and committed while the later one is held...
+      await waitFor(async () => (await stored(first)).gloss === '', 10_000);
+      expect((await stored(held)).gloss).not.toBe('');
+      // ...so the write gets the earlier row at once.
+      await writer.query('SELECT 1 FROM entries WHERE identifier = $1 FOR UPDATE', [first]);
+      await writer.query('COMMIT');
+    } finally {
+      await writer.query('ROLLBACK').catch(() => undefined);
+      await writer.end();
+    }
+    // The held entry is rewritten once free, before the version is recorded.
+    expect(await refresh).toEqual({ ran: true, completed: true, read: expect.any(Number), changed: expect.any(Number) });
+    expect((await stored(held)).gloss).toBe('');
+    expect(await getSetting(registry.ctx.db, GLOSSARY_VERSION_SETTING)).toBe(EMPTY.version);
     await refreshGlosses(registry.ctx.db, registry.ctx.embedder);
   });
 
