@@ -1,7 +1,9 @@
-// A copy of the demo-corpus template for one test file, connected through the production code path:
-// registers the beforeAll/afterAll hooks that create, connect, close and drop it.
+// A database for one test file, connected through the production code path: a copy of the demo-corpus template,
+// or an empty one migrated to the latest schema. Registers the beforeAll/afterAll hooks that create, connect
+// (and migrate), close and drop it.
 import type { Kysely } from 'kysely';
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
+import { migrateToLatest } from '../../src/db/migrate';
 import type { Database } from '../../src/db/schema';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
@@ -11,12 +13,23 @@ export interface DemoDatabase {
   readonly url: string;
 }
 
+/** A copy of the demo-corpus template. */
 export function useDemoCorpusDatabase(): DemoDatabase {
+  return useTestDatabase('useDemoCorpusDatabase', true);
+}
+
+/** A new empty database, migrated: for a test that writes the entries it reads. */
+export function useMigratedTestDatabase(): DemoDatabase {
+  return useTestDatabase('useMigratedTestDatabase', false);
+}
+
+function useTestDatabase(name: string, withDemoCorpus: boolean): DemoDatabase {
   let database: TestDatabase | undefined;
   let handle: DatabaseHandle | undefined;
   beforeAll(async () => {
-    database = await createTestDatabase({ withDemoCorpus: true });
+    database = await createTestDatabase({ withDemoCorpus });
     handle = await connectDatabase({ databaseUrl: database.url, dataDir: '' });
+    if (!withDemoCorpus) await migrateToLatest(handle.db);
   });
   afterAll(async () => {
     await handle?.close();
@@ -24,11 +37,11 @@ export function useDemoCorpusDatabase(): DemoDatabase {
   });
   return {
     get db() {
-      if (!handle) throw new Error('useDemoCorpusDatabase: the database is ready only inside tests');
+      if (!handle) throw new Error(`${name}: the database is ready only inside tests`);
       return handle.db;
     },
     get url() {
-      if (!database) throw new Error('useDemoCorpusDatabase: the database is ready only inside tests');
+      if (!database) throw new Error(`${name}: the database is ready only inside tests`);
       return database.url;
     },
   };

@@ -4,27 +4,20 @@
 // Two sources crawled at once on loopback, the embedder timed, real PostgreSQL.
 import { loadConfig } from '../../src/config';
 import { createWebCrawler, upsertSource } from '../../src/crawl';
-import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
-import { migrateToLatest } from '../../src/db/migrate';
 import type { Embedder } from '../../src/embedding/embedder';
 import { createLogger } from '../../src/logger';
 import { createTestCrawlClient, startPublisherServer, type PublisherServer } from '../helpers/publisher-server';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { useMigratedTestDatabase } from '../helpers/demo-database';
+
+const database = useMigratedTestDatabase();
 
 const HOSTS = ['north.test', 'south.test'];
 
-let database: TestDatabase;
-let handle: DatabaseHandle;
 let server: PublisherServer;
 beforeAll(async () => {
   server = await startPublisherServer();
-  database = await createTestDatabase();
-  handle = await connectDatabase({ databaseUrl: database.url, dataDir: '' });
-  await migrateToLatest(handle.db);
 });
 afterAll(async () => {
-  await handle?.close();
-  await database?.drop();
   await server?.close();
 });
 
@@ -72,7 +65,7 @@ function crawlerWith(embedder: Embedder, hosts: string[]) {
     crawl: { ...base.crawl, hostDelayMs: 0, maxCards: 0, schedulerEnabled: false, concurrency: 2 },
   });
   return createWebCrawler(
-    { db: handle.db, embedder, config, logger: createLogger('silent') },
+    { db: database.db, embedder, config, logger: createLogger('silent') },
     createTestCrawlClient((host) => hosts.includes(host)),
   );
 }
@@ -80,7 +73,7 @@ function crawlerWith(embedder: Embedder, hosts: string[]) {
 async function sourceIds(hosts: string[]): Promise<string[]> {
   return Promise.all(
     hosts.map(async (host) =>
-      String((await upsertSource(handle.db, { location: `${server.origin(host)}/`, intervalSeconds: 3600 })).row.id),
+      String((await upsertSource(database.db, { location: `${server.origin(host)}/`, intervalSeconds: 3600 })).row.id),
     ),
   );
 }
@@ -141,9 +134,13 @@ it('a crawl stopped while waiting for its turn stores nothing and gives its sour
     release();
     await expect(second).rejects.toThrow('registry stopping');
     expect((await first).counts.added).toBe(3);
-    const stored = await handle.db.selectFrom('entries').select('identifier').where('identifier', 'like', 'urn:air:west.test:%').execute();
+    const stored = await database.db
+      .selectFrom('entries')
+      .select('identifier')
+      .where('identifier', 'like', 'urn:air:west.test:%')
+      .execute();
     expect(stored).toEqual([]);
-    const row = await handle.db
+    const row = await database.db
       .selectFrom('sources')
       .select(['lease_until', 'last_crawl_at'])
       .where('id', '=', west as never)

@@ -1,12 +1,12 @@
-import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
-import { migrateToLatest } from '../../src/db/migrate';
 import { getSetting } from '../../src/db/settings';
 import { ACTIVE_MODEL_SETTING, EmbeddingModels, entriesMissingVectors } from '../../src/embedding/model-switch';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { normaliseFilter } from '../../src/search/query-filter';
 import { matchText, prepareQuery } from '../../src/search/relevance';
 import { hashingEmbedder } from '../helpers/hashing-embedder';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { useMigratedTestDatabase } from '../helpers/demo-database';
+
+const database = useMigratedTestDatabase();
 
 const manifest = {
   specVersion: '1.0',
@@ -19,38 +19,29 @@ const manifest = {
   })),
 };
 
-let database: TestDatabase;
-let handle: DatabaseHandle;
 const oldModel = hashingEmbedder('hash-old-64', 64);
 const newModel = hashingEmbedder('hash-new-32', 32);
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  handle = await connectDatabase({ databaseUrl: database.url, dataDir: '' });
-  await migrateToLatest(handle.db);
-  await ingestManifest({ db: handle.db, embedder: oldModel }, manifest, { origin: 'test' });
-});
-afterAll(async () => {
-  await handle.close();
-  await database.drop();
+  await ingestManifest({ db: database.db, embedder: oldModel }, manifest, { origin: 'test' });
 });
 
 describe('re-embedding on a model change, without downtime', () => {
   it('search keeps the old model until the new one covers every entry, then switches', async () => {
-    const models = new EmbeddingModels(handle.db, oldModel, newModel);
+    const models = new EmbeddingModels(database.db, oldModel, newModel);
     expect((await models.refresh()).id).toBe('hash-old-64');
 
     // Stop after the first batch: incomplete, so search must still read the old model.
     expect(await models.reembed({ batchSize: 2, onBatch: () => false })).toBe(false);
     expect(models.embedder.id).toBe('hash-old-64');
-    expect(await getSetting(handle.db, ACTIVE_MODEL_SETTING)).toBeNull();
-    expect((await entriesMissingVectors(handle.db, 'hash-new-32', 100)).length).toBe(3);
-    const during = await matchText({ db: handle.db, embedder: models.embedder }, 'weather forecast', normaliseFilter(undefined));
+    expect(await getSetting(database.db, ACTIVE_MODEL_SETTING)).toBeNull();
+    expect((await entriesMissingVectors(database.db, 'hash-new-32', 100)).length).toBe(3);
+    const during = await matchText({ db: database.db, embedder: models.embedder }, 'weather forecast', normaliseFilter(undefined));
     expect(during[0].identifier).toBe('urn:air:example.com:tools:t0');
 
     // An entry ingested during the switch (with the active model) is picked up before switching.
     await ingestManifest(
-      { db: handle.db, embedder: models.embedder },
+      { db: database.db, embedder: models.embedder },
       {
         specVersion: '1.0',
         entries: [{ ...manifest.entries[0], identifier: 'urn:air:example.com:tools:late', displayName: 'late calendar tool' }],
@@ -61,25 +52,25 @@ describe('re-embedding on a model change, without downtime', () => {
     expect(await models.reembed({ batchSize: 2 })).toBe(true);
     expect(models.embedder.id).toBe('hash-new-32');
     expect(models.embedder.dimensions).toBe(32);
-    expect(await getSetting(handle.db, ACTIVE_MODEL_SETTING)).toBe('hash-new-32');
-    expect(await entriesMissingVectors(handle.db, 'hash-new-32', 100)).toEqual([]);
-    const after = await prepareQuery(handle.db, models.embedder, 'late calendar');
+    expect(await getSetting(database.db, ACTIVE_MODEL_SETTING)).toBe('hash-new-32');
+    expect(await entriesMissingVectors(database.db, 'hash-new-32', 100)).toEqual([]);
+    const after = await prepareQuery(database.db, models.embedder, 'late calendar');
     expect(after.model).toBe('hash-new-32');
     expect(after.vector.length).toBe(32);
-    expect((await matchText({ db: handle.db, embedder: models.embedder }, after.text, normaliseFilter(undefined)))[0].identifier).toBe(
+    expect((await matchText({ db: database.db, embedder: models.embedder }, after.text, normaliseFilter(undefined)))[0].identifier).toBe(
       'urn:air:example.com:tools:late',
     );
 
     // Another process starting with the same configuration reads the switched model at once.
-    const other = new EmbeddingModels(handle.db, oldModel, newModel);
+    const other = new EmbeddingModels(database.db, oldModel, newModel);
     expect((await other.refresh()).id).toBe('hash-new-32');
   });
 
   it('without a configured model the bundled one is the goal: back from another model it fills its gaps', async () => {
-    const back = new EmbeddingModels(handle.db, oldModel, null);
+    const back = new EmbeddingModels(database.db, oldModel, null);
     expect(back.goalId()).toBe('hash-old-64');
-    expect((await entriesMissingVectors(handle.db, 'hash-old-64', 100)).length).toBe(0);
+    expect((await entriesMissingVectors(database.db, 'hash-old-64', 100)).length).toBe(0);
     expect(await back.reembed()).toBe(true);
-    expect(await getSetting(handle.db, ACTIVE_MODEL_SETTING)).toBe('hash-old-64');
+    expect(await getSetting(database.db, ACTIVE_MODEL_SETTING)).toBe('hash-old-64');
   });
 });

@@ -6,8 +6,6 @@
 import { sql } from 'kysely';
 import { glossFor, parseProductGlossary, PRODUCT_GLOSSARY } from '../../src/catalog/product-glossary';
 import type { CatalogEntry } from '../../src/catalog/catalog-entry';
-import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
-import { migrateToLatest } from '../../src/db/migrate';
 import { getSetting } from '../../src/db/settings';
 import { withQueryCache, type Embedder } from '../../src/embedding/embedder';
 import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
@@ -17,7 +15,9 @@ import { ACTIVE_MODEL_SETTING, EmbeddingModels } from '../../src/embedding/model
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { createLogger } from '../../src/logger';
 import { hashingEmbedder } from '../helpers/hashing-embedder';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { useMigratedTestDatabase } from '../helpers/demo-database';
+
+const database = useMigratedTestDatabase();
 
 const PRODUCTS = [
   'pagerduty',
@@ -56,31 +56,19 @@ function slowEmbedder(id: string, delayMs: number): Embedder {
   };
 }
 
-let database: TestDatabase;
-let handle: DatabaseHandle;
-beforeAll(async () => {
-  database = await createTestDatabase({ withDemoCorpus: false });
-  handle = await connectDatabase({ databaseUrl: database.url, dataDir: '' });
-  await migrateToLatest(handle.db);
-});
-afterAll(async () => {
-  await handle.close();
-  await database.drop();
-});
-
 describe('index upkeep at start', () => {
   it('rewrites the glosses before re-embedding with the goal model, so its vectors embed the new glosses', async () => {
     const bundled = hashingEmbedder('hash-bundled-48', 48);
-    await ingestManifest({ db: handle.db, embedder: bundled, glossary: EMPTY }, { specVersion: '1.0', entries }, { origin: 'test' });
-    await refreshGlosses(handle.db, bundled, { glossary: EMPTY });
+    await ingestManifest({ db: database.db, embedder: bundled, glossary: EMPTY }, { specVersion: '1.0', entries }, { origin: 'test' });
+    await refreshGlosses(database.db, bundled, { glossary: EMPTY });
     const glossed = entries.filter((e) => glossFor(e) !== '');
     expect(glossed.length).toBe(entries.length);
 
     const target = withQueryCache(slowEmbedder('hash-target-32', 40));
-    const models = new EmbeddingModels(handle.db, bundled, target);
+    const models = new EmbeddingModels(database.db, bundled, target);
     await models.refresh();
     const upkeep = startIndexUpkeep({
-      db: handle.db,
+      db: database.db,
       embedder: models.embedder,
       models,
       glossary: PRODUCT_GLOSSARY,
@@ -89,13 +77,13 @@ describe('index upkeep at start', () => {
     });
     await upkeep.done;
 
-    expect(await getSetting(handle.db, GLOSSARY_VERSION_SETTING)).toBe(PRODUCT_GLOSSARY.version);
-    expect(await getSetting(handle.db, ACTIVE_MODEL_SETTING)).toBe('hash-target-32');
+    expect(await getSetting(database.db, GLOSSARY_VERSION_SETTING)).toBe(PRODUCT_GLOSSARY.version);
+    expect(await getSetting(database.db, ACTIVE_MODEL_SETTING)).toBe('hash-target-32');
     expect(models.embedder.id).toBe('hash-target-32');
     const rows = await sql<{ identifier: string; entry: CatalogEntry; gloss: string; v: string }>`
       SELECT e.identifier, e.entry, e.gloss, v.embedding::text AS v FROM entries e
       JOIN entry_vectors v ON v.identifier = e.identifier AND v.model = 'hash-target-32' AND v.field = 'doc'
-      ORDER BY e.identifier`.execute(handle.db);
+      ORDER BY e.identifier`.execute(database.db);
     expect(rows.rows.map((r) => r.identifier)).toEqual(entries.map((e) => e.identifier));
     for (const row of rows.rows) {
       expect(row.gloss).toBe(glossFor(row.entry));
@@ -108,13 +96,13 @@ describe('index upkeep at start', () => {
 
   it('stopped, it ends after the current batch and records neither the glossary nor the switch', async () => {
     const bundled = hashingEmbedder('hash-bundled-48', 48);
-    await refreshGlosses(handle.db, bundled, { glossary: EMPTY });
-    await sql`DELETE FROM registry_settings WHERE key = ${ACTIVE_MODEL_SETTING}`.execute(handle.db);
+    await refreshGlosses(database.db, bundled, { glossary: EMPTY });
+    await sql`DELETE FROM registry_settings WHERE key = ${ACTIVE_MODEL_SETTING}`.execute(database.db);
     const target = withQueryCache(slowEmbedder('hash-other-32', 40));
-    const models = new EmbeddingModels(handle.db, bundled, target);
+    const models = new EmbeddingModels(database.db, bundled, target);
     await models.refresh();
     const upkeep = startIndexUpkeep({
-      db: handle.db,
+      db: database.db,
       embedder: models.embedder,
       models,
       glossary: PRODUCT_GLOSSARY,
@@ -123,8 +111,8 @@ describe('index upkeep at start', () => {
     });
     upkeep.stop();
     await upkeep.done;
-    expect(await getSetting(handle.db, GLOSSARY_VERSION_SETTING)).toBe(EMPTY.version);
-    expect(await getSetting(handle.db, ACTIVE_MODEL_SETTING)).toBeNull();
+    expect(await getSetting(database.db, GLOSSARY_VERSION_SETTING)).toBe(EMPTY.version);
+    expect(await getSetting(database.db, ACTIVE_MODEL_SETTING)).toBeNull();
     expect(models.embedder.id).toBe('hash-bundled-48');
   });
 });

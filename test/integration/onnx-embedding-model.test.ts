@@ -8,8 +8,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
-import { migrateToLatest } from '../../src/db/migrate';
 import { withQueryCache } from '../../src/embedding/embedder';
 import { glossFor } from '../../src/catalog/product-glossary';
 import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
@@ -20,8 +18,10 @@ import { normaliseFilter } from '../../src/search/query-filter';
 import { matchText } from '../../src/search/relevance';
 import type { CatalogEntry } from '../../src/catalog/catalog-entry';
 import { hashingEmbedder } from '../helpers/hashing-embedder';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { useMigratedTestDatabase } from '../helpers/demo-database';
 import { onnxRuntimeLoader, writeTinyOnnxModel, type TinyModel } from '../helpers/tiny-onnx-model';
+
+const database = useMigratedTestDatabase();
 
 const TOPICS = { weather: 0, forecast: 0, drizzle: 0, slack: 1, chat: 1, postgres: 2, database: 2, sql: 2 };
 const entries: CatalogEntry[] = ['weather forecast', 'slack chat', 'postgres database', 'stock prices'].map((name, i) => ({
@@ -34,19 +34,12 @@ const entries: CatalogEntry[] = ['weather forecast', 'slack chat', 'postgres dat
 
 let parent: string;
 let model: TinyModel;
-let database: TestDatabase;
-let handle: DatabaseHandle;
 
 beforeAll(async () => {
   parent = fs.mkdtempSync(path.join(os.tmpdir(), 'ard-onnx-'));
   model = writeTinyOnnxModel(parent, 'tiny-bow', TOPICS, 8);
-  database = await createTestDatabase();
-  handle = await connectDatabase({ databaseUrl: database.url, dataDir: '' });
-  await migrateToLatest(handle.db);
 });
 afterAll(async () => {
-  await handle.close();
-  await database.drop();
   fs.rmSync(parent, { recursive: true, force: true });
 });
 
@@ -68,15 +61,15 @@ describe('a local ONNX sentence-embedding model (EMBEDDING_MODEL_DIR), real runt
 
   it('the index is re-embedded with it in the background, then search ranks by its vectors', async () => {
     const bundled = hashingEmbedder('hash-bundled-64', 64);
-    await ingestManifest({ db: handle.db, embedder: bundled }, { specVersion: '1.0', entries }, { origin: 'test' });
+    await ingestManifest({ db: database.db, embedder: bundled }, { specVersion: '1.0', entries }, { origin: 'test' });
     const onnx = withQueryCache(await loadOnnxEmbedder(model.dir, onnxRuntimeLoader()));
-    const models = new EmbeddingModels(handle.db, withQueryCache(bundled), onnx);
+    const models = new EmbeddingModels(database.db, withQueryCache(bundled), onnx);
     expect((await models.refresh()).id).toBe('hash-bundled-64');
     expect(await models.reembed({ batchSize: 3 })).toBe(true);
     expect(models.embedder.id).toBe('onnx:tiny-bow:8');
 
     // "drizzle" is in no entry (no lexical match): only the model relates it to the weather entry.
-    const matches = await matchText({ db: handle.db, embedder: models.embedder }, 'drizzle', normaliseFilter(undefined));
+    const matches = await matchText({ db: database.db, embedder: models.embedder }, 'drizzle', normaliseFilter(undefined));
     expect(matches.map((m) => m.identifier)).toEqual(['urn:air:example.com:tools:t0']);
     const query = model.expectedVector('drizzle');
     const texts = entryEmbeddingTexts(entries[0], glossFor(entries[0]));
@@ -85,7 +78,7 @@ describe('a local ONNX sentence-embedding model (EMBEDDING_MODEL_DIR), real runt
     expect(matches[0].lexical).toBe(0);
 
     // A word of another topic finds its entry first, by the same model.
-    expect((await matchText({ db: handle.db, embedder: models.embedder }, 'sql', normaliseFilter(undefined)))[0].identifier).toBe(
+    expect((await matchText({ db: database.db, embedder: models.embedder }, 'sql', normaliseFilter(undefined)))[0].identifier).toBe(
       'urn:air:example.com:tools:t2',
     );
   });

@@ -6,8 +6,6 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { markDeleted } from '../../src/catalog/entry-repository';
 import { PRODUCT_GLOSSARY } from '../../src/catalog/product-glossary';
-import { connectDatabase, type DatabaseHandle } from '../../src/db/connect';
-import { migrateToLatest } from '../../src/db/migrate';
 import { toVectorLiteral } from '../../src/db/vector-literal';
 import { toolEmbeddingTexts } from '../../src/embedding/entry-texts';
 import { startIndexUpkeep } from '../../src/embedding/index-upkeep';
@@ -29,7 +27,9 @@ import {
 } from '../../src/search/relevance';
 import { ablatedStages } from '../../src/search/relevance/ablations';
 import { hashingEmbedder } from '../helpers/hashing-embedder';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
+import { useMigratedTestDatabase } from '../helpers/demo-database';
+
+const database = useMigratedTestDatabase();
 
 const MCP = 'application/mcp-server-card+json';
 const model = hashingEmbedder('hash-tools-64', 64);
@@ -46,28 +46,15 @@ const retooled = [{ name: 'surf_forecast', description: 'Forecast swell height a
 const TIDES = 'urn:air:tools.test:mcp:tides';
 const PLAIN = 'urn:air:tools.test:mcp:plain';
 
-let database: TestDatabase;
-let handle: DatabaseHandle;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  handle = await connectDatabase({ databaseUrl: database.url, dataDir: '' });
-  await migrateToLatest(handle.db);
-});
-afterAll(async () => {
-  await handle.close();
-  await database.drop();
-});
-
 function ingest(entries: unknown[]) {
-  return ingestManifest({ db: handle.db, embedder: model }, { specVersion: '1.0', entries }, { origin: 'test:tool-vectors' });
+  return ingestManifest({ db: database.db, embedder: model }, { specVersion: '1.0', entries }, { origin: 'test:tool-vectors' });
 }
 
 /** The stored tool vectors of `identifier`, by model, in position order. */
 async function toolVectors(identifier: string): Promise<Array<{ model: string; position: number; embedding: string }>> {
   const rows = await sql<{ model: string; position: number; embedding: string }>`
     SELECT model, position, embedding::text AS embedding FROM tool_vectors WHERE identifier = ${identifier} ORDER BY model COLLATE "C", position`.execute(
-    handle.db,
+    database.db,
   );
   return rows.rows;
 }
@@ -99,22 +86,22 @@ it('embeds each tool of an entry on its own, and nothing for an entry without to
 
 it("gives search the nearest tool's cosine and position, which raise the entry's cosine and name the tool", async () => {
   const text = 'moon phase tonight';
-  const q = await prepareQuery(handle.db, model, text);
-  const tools = await PRODUCTION_STAGES.toolCosines(handle.db, q, [TIDES, PLAIN]);
+  const q = await prepareQuery(database.db, model, text);
+  const tools = await PRODUCTION_STAGES.toolCosines(database.db, q, [TIDES, PLAIN]);
   const toolCosines = (await model.embed(toolEmbeddingTexts(tides))).map((v) => v.reduce((s, x, i) => s + x * q.vector[i], 0));
   expect([...tools.keys()]).toEqual([TIDES]);
   expect(tools.get(TIDES)!.cosine).toBeCloseTo(Math.max(...toolCosines), 5);
   expect(tools.get(TIDES)!.position).toBe(1);
-  const [row] = await PRODUCTION_STAGES.cosineLookup(handle.db, q, [TIDES]);
+  const [row] = await PRODUCTION_STAGES.cosineLookup(database.db, q, [TIDES]);
   expect(tools.get(TIDES)!.cosine).toBeGreaterThan(Number(row.cosine));
 
-  const matched = await matchText({ db: handle.db, embedder: model }, text, normaliseFilter(undefined));
+  const matched = await matchText({ db: database.db, embedder: model }, text, normaliseFilter(undefined));
   const tidesMatch = matched.find((m) => m.identifier === TIDES);
   expect(tidesMatch?.cosine).toBeCloseTo(withToolCosine(Number(row.cosine), tools.get(TIDES)!.cosine), 5);
   expect(tidesMatch?.vectorTool).toBe(1);
   // Without the tools' vectors (the benchmark's ablation): the entry's own cosine, no tool named.
   const without = await matchText(
-    { db: handle.db, embedder: model },
+    { db: database.db, embedder: model },
     text,
     normaliseFilter(undefined),
     ablatedStages({ toolVectors: false }),
@@ -137,13 +124,13 @@ it('reads the tool vectors of the TOOL_CANDIDATES best candidates only, by their
       return PRODUCTION_STAGES.toolCosines(db, q, identifiers);
     },
   };
-  const matched = await matchText({ db: handle.db, embedder: model }, 'widget server', normaliseFilter(undefined), spy);
+  const matched = await matchText({ db: database.db, embedder: model }, 'widget server', normaliseFilter(undefined), spy);
   expect(matched.length).toBeGreaterThan(TOOL_CANDIDATES);
   expect(asked).toHaveLength(1);
   expect(asked[0]).toHaveLength(TOOL_CANDIDATES);
   // None of them has tools: the list is the one the stages without tools give.
   const without = await matchText(
-    { db: handle.db, embedder: model },
+    { db: database.db, embedder: model },
     'widget server',
     normaliseFilter(undefined),
     ablatedStages({ toolVectors: false }),
@@ -151,7 +138,7 @@ it('reads the tool vectors of the TOOL_CANDIDATES best candidates only, by their
   expect(matched.map((m) => m.identifier)).toEqual(without.map((m) => m.identifier));
   expect(new Set(asked[0])).toEqual(new Set(without.slice(0, TOOL_CANDIDATES).map((m) => m.identifier)));
   await markDeleted(
-    handle.db,
+    database.db,
     many.map((e) => e.identifier),
     new Date(),
   );
@@ -161,7 +148,7 @@ it('replaces every model’s tool vectors when the tools change, and keeps them 
   // Another model's vector of the current tools: kept while they stay, gone when they change.
   const [other] = await goal.embed(['moon phase']);
   await sql`INSERT INTO tool_vectors (identifier, model, position, embedding) VALUES (${TIDES}, ${goal.id}, 0, ${toVectorLiteral(other)})`.execute(
-    handle.db,
+    database.db,
   );
   const embeddedBefore = model.inner.calls;
   await ingest([server(TIDES, 'Coastal data, now for every port.', tides)]);
@@ -181,45 +168,45 @@ it('replaces every model’s tool vectors when the tools change, and keeps them 
 it('fills the tool vectors live entries lack, of the model asked, and only for tools unchanged since it read them', async () => {
   const ROCKS = 'urn:air:tools.test:mcp:rocks';
   await ingest([server(ROCKS, 'Geology.', [{ name: 'rock_type', description: 'Name a rock from a photo.' }])]);
-  await markDeleted(handle.db, [ROCKS], new Date());
-  await sql`DELETE FROM tool_vectors`.execute(handle.db);
+  await markDeleted(database.db, [ROCKS], new Date());
+  await sql`DELETE FROM tool_vectors`.execute(database.db);
 
-  expect(await fillToolVectors(handle.db, model, { batchSize: 1 })).toBe(1);
+  expect(await fillToolVectors(database.db, model, { batchSize: 1 })).toBe(1);
   sameVectors(
     await toolVectors(TIDES),
     await expectedVectors(model, [{ name: 'surf_forecast', description: 'Forecast swell height and period for surfing beaches.' }]),
   );
   expect(await toolVectors(ROCKS)).toEqual([]);
-  expect(await fillToolVectors(handle.db, model)).toBe(0);
+  expect(await fillToolVectors(database.db, model)).toBe(0);
 
   // Tools that change while the fill embeds them: the fill writes nothing for that entry (the next fill, or the
   // ingest that changed them, embeds the new ones).
-  await sql`DELETE FROM tool_vectors`.execute(handle.db);
+  await sql`DELETE FROM tool_vectors`.execute(database.db);
   const changing = {
     id: model.id,
     dimensions: model.dimensions,
     async embed(texts: string[]) {
       await sql`UPDATE entries SET tools = '[{"name": "other", "description": "Changed meanwhile."}]'::jsonb WHERE identifier = ${TIDES}`.execute(
-        handle.db,
+        database.db,
       );
       return model.embed(texts);
     },
   };
-  expect(await fillToolVectors(handle.db, changing)).toBe(0);
+  expect(await fillToolVectors(database.db, changing)).toBe(0);
   expect(await toolVectors(TIDES)).toEqual([]);
-  await sql`UPDATE entries SET tools = ${JSON.stringify(retooled)}::jsonb WHERE identifier = ${TIDES}`.execute(handle.db);
-  expect(await fillToolVectors(handle.db, model)).toBe(1);
+  await sql`UPDATE entries SET tools = ${JSON.stringify(retooled)}::jsonb WHERE identifier = ${TIDES}`.execute(database.db);
+  expect(await fillToolVectors(database.db, model)).toBe(1);
 });
 
 it('the fill passes by an entry another write holds instead of waiting for it; writing it with the same tools embeds them', async () => {
   const GULLS = 'urn:air:tools.test:mcp:gulls';
   const gullTools = [{ name: 'count_gulls', description: 'Count the gulls on a beach photo.' }];
   await ingest([server(GULLS, 'Seabirds.', gullTools)]);
-  await sql`DELETE FROM tool_vectors`.execute(handle.db);
+  await sql`DELETE FROM tool_vectors`.execute(database.db);
   // Another model's vector of TIDES' current tools, which an ingest that keeps the tools must keep.
   const [other] = await goal.embed(['surf forecast']);
   await sql`INSERT INTO tool_vectors (identifier, model, position, embedding) VALUES (${TIDES}, ${goal.id}, 0, ${toVectorLiteral(other)})`.execute(
-    handle.db,
+    database.db,
   );
 
   // An ingest's transaction holds TIDES' row (it locks its entries in its manifest's order, the fill in identifier
@@ -230,7 +217,7 @@ it('the fill passes by an entry another write holds instead of waiting for it; w
     await writer.query('BEGIN');
     await writer.query('SELECT 1 FROM entries WHERE identifier = $1 FOR UPDATE', [TIDES]);
     const waited = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 5000).unref());
-    expect(await Promise.race([fillToolVectors(handle.db, model, { batchSize: 8 }), waited])).toBe(1);
+    expect(await Promise.race([fillToolVectors(database.db, model, { batchSize: 8 }), waited])).toBe(1);
     expect((await toolVectors(GULLS)).map((r) => r.model)).toEqual([model.id]);
     expect((await toolVectors(TIDES)).map((r) => r.model)).toEqual([goal.id]);
   } finally {
@@ -254,19 +241,21 @@ it('the fill passes by an entry another write holds instead of waiting for it; w
 
 it('names the tool whose vector raised an entry in @matchedTools, though it shares no word with the query', async () => {
   // TIDES lists one tool now (surf_forecast); the position comes from the match (Match.vectorTool).
-  expect(await matchedTools(handle.db, 'lunar almanac', [TIDES], new Map([[TIDES, 0]]))).toEqual(new Map([[TIDES, ['surf_forecast']]]));
-  expect(await matchedTools(handle.db, 'lunar almanac', [TIDES])).toEqual(new Map());
+  expect(await matchedTools(database.db, 'lunar almanac', [TIDES], new Map([[TIDES, 0]]))).toEqual(new Map([[TIDES, ['surf_forecast']]]));
+  expect(await matchedTools(database.db, 'lunar almanac', [TIDES])).toEqual(new Map());
   // Named already by a shared word: once. A full list keeps its first MAX_MATCHED_TOOLS - 1 and ends with it.
-  expect(await matchedTools(handle.db, 'surfing forecast', [TIDES], new Map([[TIDES, 0]]))).toEqual(new Map([[TIDES, ['surf_forecast']]]));
+  expect(await matchedTools(database.db, 'surfing forecast', [TIDES], new Map([[TIDES, 0]]))).toEqual(
+    new Map([[TIDES, ['surf_forecast']]]),
+  );
   const FILES = 'urn:air:tools.test:mcp:files';
   const fileTools = Array.from({ length: 7 }, (_, i) => ({ name: `file_op_${i}`, description: `File operation ${i}.` }));
   await ingest([server(FILES, 'Works on files.', fileTools)]);
-  const full = await matchedTools(handle.db, 'file', [FILES], new Map([[FILES, 6]]));
+  const full = await matchedTools(database.db, 'file', [FILES], new Map([[FILES, 6]]));
   expect(full.get(FILES)).toEqual([...fileTools.slice(0, MAX_MATCHED_TOOLS - 1).map((t) => t.name), 'file_op_6']);
 
   // The page's entries carry the position from the match, and resultsOf names the tool.
   const search = createSearchService({
-    db: handle.db,
+    db: database.db,
     embedder: model,
     pageTokens: createPageTokenCodec('test'),
     publicUrl: 'http://registry.test/',
@@ -283,7 +272,7 @@ it('names the tool whose vector raised an entry in @matchedTools, though it shar
     agreement: 1,
     vectorTool: 0,
   };
-  const page = await entriesOfPage(handle.db, [match], 0, 1);
+  const page = await entriesOfPage(database.db, [match], 0, 1);
   expect(page.map((p) => p.vectorTool)).toEqual([0]);
   const [result] = await search.resultsOf('lunar almanac', page);
   expect(result['@matchedTools']).toEqual(['surf_forecast']);
@@ -299,9 +288,9 @@ it('embeds the tools of an entry back from a tombstone, which no fill reached wh
 });
 
 it('the upkeep at start fills them for a database from before tool vectors', async () => {
-  await sql`DELETE FROM tool_vectors`.execute(handle.db);
+  await sql`DELETE FROM tool_vectors`.execute(database.db);
   const upkeep = startIndexUpkeep({
-    db: handle.db,
+    db: database.db,
     embedder: model,
     models: null,
     glossary: PRODUCT_GLOSSARY,
@@ -312,7 +301,7 @@ it('the upkeep at start fills them for a database from before tool vectors', asy
 });
 
 it('a model switch embeds the tools with the goal model before it switches', async () => {
-  const models = new EmbeddingModels(handle.db, model, goal);
+  const models = new EmbeddingModels(database.db, model, goal);
   expect(await models.reembed()).toBe(true);
   expect(models.activeId()).toBe(goal.id);
   const byModel = await toolVectors(TIDES);
