@@ -2,7 +2,6 @@
 // cutoff also gets its best candidates down to RELEVANCE_FLOOR. Pinned against the whole candidate list,
 // and against the filter: which entries fill depends on the text alone (ARD §7.3: one cutoff governs
 // /search and /explore), so /explore's counts are what filtering returns.
-import { ALEXANDRIA_MEDIA_TYPE } from '../../src/alexandria/mapping';
 import { normaliseFilter } from '../../src/search/query-filter';
 import { matchText, MINIMUM_MATCHES, RELEVANCE_CUTOFF, RELEVANCE_FLOOR, type Match } from '../../src/search/relevance';
 import { ablatedStages, type RankingAblations } from '../../src/search/relevance/ablations';
@@ -14,6 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => registry.close());
 
+const MCP = 'application/mcp-server-card+json';
 const AUTOMOWER = 'urn:air:github.com:jeanlaurent:mcp-husqvarna-automower';
 // A need said the way a person says it: one entry reaches the cutoff (the Husqvarna Automower server).
 const TEXT = 'is my robot lawnmower stuck somewhere in the garden';
@@ -28,10 +28,11 @@ describe('minimum matches', () => {
   it('a query with fewer than MINIMUM_MATCHES entries at the cutoff also gets its best candidates down to RELEVANCE_FLOOR', async () => {
     const atCutoff = await matches(TEXT, undefined, { minimumMatches: 0 });
     expect(ids(atCutoff)).toEqual([AUTOMOWER]);
-    // Independently, from every candidate with its production relevance: the best MINIMUM_MATCHES at the floor or above.
+    // Independently, from every candidate with its production relevance: the best MINIMUM_MATCHES at the floor or above
+    // that the embedding singles out (agreement above 0, decision 0013).
     const everything = await matches(TEXT, undefined, { cutoff: 0, minimumMatches: 0 });
     const best = [...everything]
-      .filter((m) => m.relevance >= RELEVANCE_FLOOR)
+      .filter((m) => m.relevance >= RELEVANCE_FLOOR && m.agreement > 0)
       .sort((a, b) => b.relevance - a.relevance || (a.identifier < b.identifier ? -1 : 1))
       .slice(0, MINIMUM_MATCHES);
     expect(best.length).toBe(MINIMUM_MATCHES);
@@ -47,6 +48,18 @@ describe('minimum matches', () => {
     );
   });
 
+  it('fills only with candidates the embedding singles out: an off-topic text gets no weak answers it does not (decision 0013)', async () => {
+    const text = 'adopt a kitten near me';
+    const atCutoff = await matches(text, undefined, { minimumMatches: 0 });
+    const overFloor = (await matches(text, undefined, { cutoff: 0, minimumMatches: 0 })).filter((m) => m.relevance >= RELEVANCE_FLOOR);
+    // Over the floor, better by relevance than what the cutoff keeps, but at or under the query's baseline cosine.
+    const unvouched = overFloor.filter((m) => m.agreement === 0 && !ids(atCutoff).includes(m.identifier));
+    expect(unvouched.length).toBeGreaterThanOrEqual(MINIMUM_MATCHES - atCutoff.length);
+    const found = await matches(text, undefined);
+    expect(ids(found).filter((id) => unvouched.some((m) => m.identifier === id))).toEqual([]);
+    expect(found.length).toBeLessThan(MINIMUM_MATCHES);
+  });
+
   it('a query with MINIMUM_MATCHES entries at the cutoff gets nothing under it', async () => {
     const text = 'weather forecast';
     const atCutoff = await matches(text, undefined, { minimumMatches: 0 });
@@ -57,20 +70,23 @@ describe('minimum matches', () => {
   it('which entries fill depends on the text alone: under a filter the matched set is the unfiltered one narrowed by it (ARD §7.3)', async () => {
     // (Until the product glossary this was 'track container vessels near the port of Singapore', which now
     // finds the AIS Fleet server and three more: its gloss says "track vessels and maritime traffic". Until the
-    // glosses' "Used to:" part, 'how many calories in my breakfast', which now has one candidate over the floor.)
-    const text = 'adopt a kitten near me';
-    expect((await matches(text, undefined, { minimumMatches: 0 })).length).toBeLessThan(MINIMUM_MATCHES);
+    // glosses' "Used to:" part, 'how many calories in my breakfast', which now has one candidate over the floor; until
+    // the fill asked for the embedding's agreement, 'adopt a kitten near me' and the library's papers, which it now
+    // fills with none.)
+    const text = 'tune my guitar by ear';
+    const atCutoff = await matches(text, undefined, { minimumMatches: 0 });
+    expect(atCutoff.length).toBeLessThan(MINIMUM_MATCHES);
     const unfiltered = await matches(text, undefined);
     expect(unfiltered.length).toBe(MINIMUM_MATCHES);
     const types = [...new Set(unfiltered.map((m) => m.type!))];
-    // The library has papers above the floor for this text, but none among its best: filtering on the library's
-    // type must not fill up with them.
-    expect(types).not.toContain(ALEXANDRIA_MEDIA_TYPE);
-    const papers = (await matches(text, { type: ALEXANDRIA_MEDIA_TYPE }, { cutoff: 0, minimumMatches: 0 })).filter(
-      (m) => m.relevance >= RELEVANCE_FLOOR,
+    // MCP servers are above the floor for this text, some singled out by the embedding, but none among its best (the
+    // library's papers): filtering on their type must not fill up with them.
+    expect(types).not.toContain(MCP);
+    const servers = (await matches(text, { type: MCP }, { cutoff: 0, minimumMatches: 0 })).filter(
+      (m) => m.relevance >= RELEVANCE_FLOOR && m.agreement > 0,
     );
-    expect(papers.length).toBeGreaterThan(0);
-    for (const type of [...types, ALEXANDRIA_MEDIA_TYPE]) {
+    expect(servers.length).toBeGreaterThan(0);
+    for (const type of [...types, MCP]) {
       const filtered = await matches(text, { type });
       expect(ids(filtered).sort()).toEqual(ids(unfiltered.filter((m) => m.type === type)).sort());
       expect(ids(await matchText({ db: registry.ctx.db, embedder: registry.ctx.embedder }, text, normaliseFilter({ type })))).toEqual(

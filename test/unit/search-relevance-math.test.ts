@@ -201,7 +201,7 @@ describe('topicBoost (topic labels, relevance6)', () => {
 });
 
 describe('matchThreshold (minimum matches)', () => {
-  const c = (identifier: string, base: number, relevance = base) => ({ identifier, base, relevance });
+  const c = (identifier: string, base: number, relevance = base, singledOut = true) => ({ identifier, base, relevance, singledOut });
   const matched = (candidates: ReturnType<typeof c>[], options: { cutoff?: number; minimumMatches?: number } = {}) => {
     const threshold = matchThreshold(candidates, options.cutoff, options.minimumMatches);
     return candidates.filter((x) => isMatched(x, threshold)).map((x) => x.identifier);
@@ -221,6 +221,14 @@ describe('matchThreshold (minimum matches)', () => {
     expect(matched([c('a', 0.2), c('b', 0.1, 0.16), c('e', 0.149)])).toEqual(['a', 'b']);
     expect(matched([c('x', 0.1), c('y', 0.05)])).toEqual([]);
     expect(RELEVANCE_FLOOR).toBeLessThan(RELEVANCE_CUTOFF);
+  });
+
+  it('fills only with candidates the embedding singles out (decision 0013)', () => {
+    // 'b' is the better by relevance but does not stand out from the query's baseline: 'c' and 'd' fill.
+    const candidates = [c('a', 0.3), c('b', 0.22, 0.22, false), c('c', 0.2), c('d', 0.16)];
+    expect(matched(candidates)).toEqual(['a', 'c', 'd']);
+    // Nothing singled out under the cutoff: the matched set is the cutoff's alone.
+    expect(matched([c('a', 0.3), c('b', 0.2, 0.2, false), c('e', 0.18, 0.18, false)])).toEqual(['a']);
   });
 
   it('ties at the last place go by identifier, so the set has exactly MINIMUM_MATCHES whatever the order', () => {

@@ -131,4 +131,12 @@ describe('a query the model cannot read', () => {
     const half = byId(0.5);
     expect(half.get('vector-only')!.base).toBeCloseTo(read.get('vector-only')!.base / 2, 10);
   });
+
+  it('leaves the minimum-matches fill its lexical candidates: the embedding cannot single any out (decision 0013)', () => {
+    // Read: 'other-0' sits at the baseline, so it is no fill; the entries above it are. Unread: every one may fill.
+    const read = byId(1);
+    expect([read.get('words')!.singledOut, read.get('guess')!.singledOut, read.get('other-0')!.singledOut]).toEqual([true, true, false]);
+    expect([...byId(0).values()].every((c) => c.singledOut)).toBe(true);
+    expect(byId(0.5).get('other-0')!.singledOut).toBe(false);
+  });
 });

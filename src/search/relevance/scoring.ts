@@ -67,6 +67,11 @@ export interface ScoredCandidate {
   relevance: number;
   /** semanticAgreement with the query's baseline. */
   agreement: number;
+  /**
+   * Whether the embedding singles the candidate out (agreement above 0), or cannot say (a text the model reads none
+   * of): what a minimum-matches fill needs.
+   */
+  singledOut: boolean;
 }
 
 export function scoreSignals(
@@ -90,22 +95,23 @@ export function scoreSignals(
     const labelled = topicBoost(row.tags, topics) * readable;
     const agreement = semanticAgreement(row.cosine, baseline) * readable;
     const topic = base >= RELEVANCE_CUTOFF ? labelled : labelled * agreement;
-    return { identifier: row.identifier, row, semantic, lexical, base, topic, relevance: fuse(topic, base, 1), agreement };
+    const singledOut = agreement > 0 || readable === 0;
+    return { identifier: row.identifier, row, semantic, lexical, base, topic, relevance: fuse(topic, base, 1), agreement, singledOut };
   });
 }
 
 /**
  * What a candidate needs to be matched: base relevance (without the topic labels) at the cutoff, or, when
  * fewer than MINIMUM_MATCHES candidates reach it, to be one of the MINIMUM_MATCHES best by relevance (topic
- * labels included; ties by identifier) among those at RELEVANCE_FLOOR or above: `fill`, which depends on the
- * query text alone (the pipeline's scoring).
+ * labels included; ties by identifier) among those at RELEVANCE_FLOOR or above that the embedding singles out
+ * (decision 0013): `fill`, which depends on the query text alone (the pipeline's scoring).
  */
 export interface MatchThreshold {
   cutoff: number;
   fill: ReadonlySet<string>;
 }
 
-type ThresholdCandidate = { identifier: string; base: number; relevance: number };
+type ThresholdCandidate = { identifier: string; base: number; relevance: number; singledOut: boolean };
 
 /** The matched set's threshold over a query's scored candidates. */
 export type ThresholdStage = (candidates: ReadonlyArray<ThresholdCandidate>) => MatchThreshold;
@@ -117,7 +123,7 @@ export function matchThreshold(
 ): MatchThreshold {
   if (minimum <= 0 || candidates.filter((c) => c.base >= cutoff).length >= minimum) return { cutoff, fill: new Set() };
   const best = candidates
-    .filter((c) => c.relevance >= RELEVANCE_FLOOR)
+    .filter((c) => c.relevance >= RELEVANCE_FLOOR && c.singledOut)
     .sort((a, b) => b.relevance - a.relevance || compareIdentifiers(a, b))
     .slice(0, minimum);
   return { cutoff, fill: new Set(best.map((c) => c.identifier)) };
