@@ -1,7 +1,7 @@
 -- A word the tool descriptions repeat counts once (decision 0044, docs/relevance.md "Tools"). Tool descriptions
 -- (weight D, 0.5 per mention) are left out of the length BM25 normalises by (0019), so nothing bounded how much a
--- server's many tools saying the same word added to it: a chart server whose 25 tools each "show" a "trend" outranked
--- a trends server for "show me today's trending topics". Now the tool descriptions add 0.5 to a word's term
+-- server's many tools saying the same word added to it: a chart server with 25 tools, 16 of which "show" something and
+-- 4 a "trend", outranked a trends server for "show me today's trending topics". Now the tool descriptions add 0.5 to a word's term
 -- frequency when any of them says it, whatever the count; the entry's own fields count every mention as before.
 CREATE OR REPLACE FUNCTION ard_rank_tf(doc tsvector, OUT lexemes text[], OUT tf_name real[], OUT tf_other real[])
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$

@@ -173,9 +173,9 @@ export interface WriteOptions {
 
 /**
  * The stages of writeEntries: `select` reads the stored hashes, `embed` runs the model (entries, and the tools of
- * those whose tools changed or have none of its vectors), `entries` is the upsert with its triggers (rank and term documents, BM25 statistics,
- * postings, change feed), `vectors` the vectors with their HNSW inserts and the tool vectors, `commit` the rest of
- * the transaction and its commit, `tagVectors` and `vacuum` what follows.
+ * those whose tools changed or that have none of its vectors), `entries` is the upsert with its triggers (rank and
+ * term documents, BM25 statistics, postings, change feed), `vectors` the vectors with their HNSW inserts and the tool
+ * vectors, `commit` the rest of the transaction and its commit, `tagVectors` and `vacuum` what follows.
  */
 export const WRITE_STAGES = ['select', 'embed', 'entries', 'vectors', 'commit', 'tagVectors', 'vacuum'] as const;
 export type WriteStageTimings = Partial<Record<(typeof WRITE_STAGES)[number], number>>;

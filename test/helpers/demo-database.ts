@@ -7,23 +7,23 @@ import { migrateToLatest } from '../../src/db/migrate';
 import type { Database } from '../../src/db/schema';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
-export interface DemoDatabase {
+export interface SuiteDatabase {
   /** The Kysely handle (available inside tests, after beforeAll). */
   readonly db: Kysely<Database>;
   readonly url: string;
 }
 
 /** A copy of the demo-corpus template. */
-export function useDemoCorpusDatabase(): DemoDatabase {
+export function useDemoCorpusDatabase(): SuiteDatabase {
   return useTestDatabase('useDemoCorpusDatabase', true);
 }
 
 /** A new empty database, migrated: for a test that writes the entries it reads. */
-export function useMigratedTestDatabase(): DemoDatabase {
+export function useMigratedTestDatabase(): SuiteDatabase {
   return useTestDatabase('useMigratedTestDatabase', false);
 }
 
-function useTestDatabase(name: string, withDemoCorpus: boolean): DemoDatabase {
+function useTestDatabase(name: string, withDemoCorpus: boolean): SuiteDatabase {
   let database: TestDatabase | undefined;
   let handle: DatabaseHandle | undefined;
   beforeAll(async () => {
