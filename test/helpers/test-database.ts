@@ -43,3 +43,29 @@ export async function createTestDatabase(options: { withDemoCorpus?: boolean } =
     },
   };
 }
+
+/** A transaction on a connection of its own that locks entries' rows as a concurrent write would, until it ends. */
+export interface EntryRowLocks {
+  /** Locks the row of `identifier` (FOR UPDATE), waiting for it when another transaction holds it. */
+  hold(identifier: string): Promise<void>;
+  /** Ends the transaction (rolled back) and closes the connection; safe to call more than once. */
+  end(): Promise<void>;
+}
+
+export async function entryRowLocks(url: string): Promise<EntryRowLocks> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('BEGIN');
+  let ended = false;
+  return {
+    async hold(identifier) {
+      await client.query('SELECT 1 FROM entries WHERE identifier = $1 FOR UPDATE', [identifier]);
+    },
+    async end() {
+      if (ended) return;
+      ended = true;
+      await client.query('ROLLBACK').catch(() => undefined);
+      await client.end();
+    },
+  };
+}

@@ -3,13 +3,13 @@
 // gloss it is indexed with; the entry served is as published; and the glosses stored follow the glossary
 // (gloss-refresh.ts): rewritten with their doc vectors when it changes, once per glossary version.
 import { sql } from 'kysely';
-import pg from 'pg';
 import { glossFor, parseProductGlossary, PRODUCT_GLOSSARY } from '../../src/catalog/product-glossary';
 import type { CatalogEntry } from '../../src/catalog/catalog-entry';
 import { getSetting, setSetting } from '../../src/db/settings';
 import { entryEmbeddingTexts } from '../../src/embedding/entry-texts';
 import { GLOSSARY_VERSION_SETTING, refreshGlosses } from '../../src/embedding/gloss-refresh';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
+import { entryRowLocks } from '../helpers/test-database';
 import { useTempDir } from '../helpers/temp-dir';
 
 // The docker catalog's Shodan entry: a display name and two tags, no description, no tools.
@@ -143,12 +143,10 @@ describe('refreshGlosses: the stored glosses follow the glossary', () => {
     ).rows.map((r) => r.identifier);
     // A write (an ingest's transaction) holds the later entry; an ingest locks in its manifest's order, so it may
     // want the earlier one next: a refresh that waited for the later row while holding the earlier would deadlock.
-    const writer = new pg.Client({ connectionString: registry.database.url });
-    await writer.connect();
+    const writer = await entryRowLocks(registry.database.url);
     let refresh: Promise<unknown> | undefined;
     try {
-      await writer.query('BEGIN');
-      await writer.query('SELECT 1 FROM entries WHERE identifier = $1 FOR UPDATE', [held]);
+      await writer.hold(held);
       // The first batch holds both (batches go in identifier order).
       const upToHeld = await sql<{ n: string }>`SELECT count(*) AS n FROM entries WHERE identifier <= ${held}`.execute(registry.ctx.db);
       refresh = refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: EMPTY, batchSize: Number(upToHeld.rows[0].n) });
@@ -157,10 +155,8 @@ describe('refreshGlosses: the stored glosses follow the glossary', () => {
       await waitFor(async () => (await stored(first)).gloss === '', 10_000);
       expect((await stored(held)).gloss).not.toBe('');
       // ...so the write gets the earlier row at once.
-      await writer.query('SELECT 1 FROM entries WHERE identifier = $1 FOR UPDATE', [first]);
-      await writer.query('COMMIT');
+      await writer.hold(first);
     } finally {
-      await writer.query('ROLLBACK').catch(() => undefined);
       await writer.end();
     }
     // The held entry is rewritten once free, before the version is recorded.

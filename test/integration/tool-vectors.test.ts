@@ -3,7 +3,6 @@
 // before 0023, the goal model of a switch), and read by search as the candidate's tool cosine. Real PostgreSQL,
 // the deterministic hashing embedder.
 import { sql } from 'kysely';
-import pg from 'pg';
 import { markDeleted } from '../../src/catalog/entry-repository';
 import { PRODUCT_GLOSSARY } from '../../src/catalog/product-glossary';
 import { toVectorLiteral } from '../../src/db/vector-literal';
@@ -28,6 +27,7 @@ import {
 import { ablatedStages } from '../../src/search/relevance/ablations';
 import { hashingEmbedder } from '../helpers/hashing-embedder';
 import { useMigratedTestDatabase } from '../helpers/demo-database';
+import { entryRowLocks } from '../helpers/test-database';
 
 const database = useMigratedTestDatabase();
 
@@ -211,17 +211,14 @@ it('the fill passes by an entry another write holds instead of waiting for it; w
 
   // An ingest's transaction holds TIDES' row (it locks its entries in its manifest's order, the fill in identifier
   // order: waiting for each other's rows, the two could deadlock).
-  const writer = new pg.Client({ connectionString: database.url });
-  await writer.connect();
+  const writer = await entryRowLocks(database.url);
   try {
-    await writer.query('BEGIN');
-    await writer.query('SELECT 1 FROM entries WHERE identifier = $1 FOR UPDATE', [TIDES]);
+    await writer.hold(TIDES);
     const waited = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 5000).unref());
     expect(await Promise.race([fillToolVectors(database.db, model, { batchSize: 8 }), waited])).toBe(1);
     expect((await toolVectors(GULLS)).map((r) => r.model)).toEqual([model.id]);
     expect((await toolVectors(TIDES)).map((r) => r.model)).toEqual([goal.id]);
   } finally {
-    await writer.query('ROLLBACK');
     await writer.end();
   }
 
