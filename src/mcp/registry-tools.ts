@@ -23,6 +23,7 @@ import { resolveFilterKeys } from '../search/query-context';
 import { MAX_PAGE_SIZE } from '../search/paging';
 import type { QueryFilter } from '../search/query-filter';
 import { searchedQueryText } from '../search/query-text';
+import { RELEVANT_SCORE } from '../search/relevance';
 import { runTool, type ToolErrorLogger } from './tool-result';
 
 export const REGISTRY_TOOL_NAMES = ['search_registry', 'get_registry_entry'] as const;
@@ -174,7 +175,8 @@ export function registerRegistryTools(server: McpServer, service: RegistryToolsS
     {
       title: 'Search the registry',
       description:
-        'Find agents, MCP servers and skills that can do a job, best first (score 0-100; 25 and above: relevant), ' +
+        'Find agents, MCP servers and skills that can do a job, best first (score 0-100: ' +
+        `${RELEVANT_SCORE} and above a relevant match, below it a partial or weak one), ` +
         "with the ranking, filters and federation of the registry's POST /search. Each result says how to connect.",
       inputSchema: searchRegistryInputShape,
       outputSchema: searchRegistryOutputSchema,

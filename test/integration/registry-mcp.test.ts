@@ -52,6 +52,8 @@ it('lists the registry tools beside the library three', async () => {
   const props = tools.find((t) => t.name === 'search_registry')!.inputSchema.properties as Record<string, Record<string, unknown>>;
   expect(Object.keys(props)).toEqual(['query', 'kind', 'filter', 'federation', 'limit', 'pageToken', 'collapse']);
   expect(props.kind!.enum).toEqual(['mcp-server', 'agent', 'skill']);
+  // The score line an LLM reads is the ranking's "relevant" line (docs/relevance.md), not the matched set's cutoff.
+  expect(tools.find((t) => t.name === 'search_registry')!.description).toContain('score 0-100: 50 and above a relevant match');
 });
 
 // ARD §7.2: one ranking: the tool's results are POST /search's, in its order, with its scores.
