@@ -149,7 +149,8 @@ describe('refreshGlosses: the stored glosses follow the glossary', () => {
   });
 
   it('passes by an entry another write holds and rewrites it after the rest, so the two never wait for each other', async () => {
-    const [first, held] = (await allEntries())
+    const rows = await allEntries();
+    const [first, held] = rows
       .filter((r) => glossFor(r.entry, THINNED) !== r.gloss)
       .map((r) => ({ identifier: r.identifier, before: r.gloss, after: glossFor(r.entry, THINNED) }));
     // A write (an ingest's transaction) holds the later entry; an ingest locks in its manifest's order, so it may
@@ -158,11 +159,9 @@ describe('refreshGlosses: the stored glosses follow the glossary', () => {
     let refresh: Promise<unknown> | undefined;
     try {
       await writer.hold(held.identifier);
-      // The first batch holds both (batches go in identifier order).
-      const upToHeld = await sql<{ n: string }>`SELECT count(*) AS n FROM entries WHERE identifier <= ${held.identifier}`.execute(
-        registry.ctx.db,
-      );
-      refresh = refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: THINNED, batchSize: Number(upToHeld.rows[0].n) });
+      // The first batch holds both (batches go in identifier order, as allEntries reads them).
+      const upToHeld = rows.findIndex((r) => r.identifier === held.identifier) + 1;
+      refresh = refreshGlosses(registry.ctx.db, registry.ctx.embedder, { glossary: THINNED, batchSize: upToHeld });
       refresh.catch(() => undefined);
       // The batch with the earlier entry is written and committed while the later one is held...
       await waitFor(async () => (await stored(first.identifier)).gloss === first.after, 10_000);
