@@ -5,8 +5,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { sql, type Kysely } from 'kysely';
 import { DEFAULT_SEARCH_TYPE_WEIGHTS, envToConfig, readEnv, type RegistryConfig } from '../src/config';
 import type { CatalogEntry } from '../src/catalog/catalog-entry';
+import type { Database } from '../src/db/schema';
 import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 import { ingestManifest, type IngestDeps, type WriteStageTimings } from '../src/ingest/ingest-manifest';
 import type { RankingDeps } from '../src/search/relevance';
@@ -270,4 +272,25 @@ export async function startBenchRegistry(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return { child, base, stop };
+}
+
+/** The database's client backends (this process's pooled connections when nothing else uses the database). */
+export async function backendPids(db: Kysely<Database>): Promise<number[]> {
+  const rows = await sql<{ pid: number }>`
+    SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`.execute(db);
+  return rows.rows.map((r) => r.pid);
+}
+
+/** CPU milliseconds (user + system) the processes have used, from /proc/<pid>/stat (clock ticks of 10 ms); 0 for a process not on this machine. */
+export function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // not on this machine, or gone
+    }
+  }
+  return ticks * 10;
 }

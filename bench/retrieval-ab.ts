@@ -9,15 +9,21 @@
 // The other checkout (e.g. `git worktree add /tmp/base <commit>` with node_modules linked) must read the
 // same schema: run the newer checkout's migrations on the database first. Read only; the embedder is
 // uncached in matchText, as a new query text is in production.
-import fs from 'node:fs';
 import path from 'node:path';
-import { sql, type Kysely } from 'kysely';
 import { connectDatabase } from '../src/db/connect';
 import * as here from '../src/search/relevance';
 import type { QueryEmbedder } from '../src/search/relevance';
-import type { Database } from '../src/db/schema';
 import { databaseUrl } from '../test/helpers/test-database';
-import { bundledModel, filteredLabelledQueries, loadAverage, percentile, printTable, PRODUCTION_RANKING } from './bench-util';
+import {
+  backendPids,
+  bundledModel,
+  cpuMs,
+  filteredLabelledQueries,
+  loadAverage,
+  percentile,
+  printTable,
+  PRODUCTION_RANKING,
+} from './bench-util';
 
 type Relevance = typeof here;
 
@@ -31,27 +37,6 @@ function listKeys(matches: Array<{ identifier: string; relevance: number }>): { 
   const rows = matches.map((m) => [m.identifier, m.relevance.toFixed(9)] as const);
   const sorted = [...rows].sort((a, b) => (a[1] === b[1] ? a[0].localeCompare(b[0]) : b[1].localeCompare(a[1])));
   return { exact: JSON.stringify(rows), tiesAside: JSON.stringify(sorted) };
-}
-
-/** The database's client backends (this process's pooled connections when nothing else uses the database). */
-async function backendPids(db: Kysely<Database>): Promise<number[]> {
-  const rows = await sql<{ pid: number }>`
-    SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`.execute(db);
-  return rows.rows.map((r) => r.pid);
-}
-
-/** CPU milliseconds (user + system) the processes have used, from /proc/<pid>/stat (clock ticks of 10 ms). */
-function cpuMs(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // not on this machine, or gone
-    }
-  }
-  return ticks * 10;
 }
 
 async function main(): Promise<void> {

@@ -1,8 +1,8 @@
 // POST /search at scale over N synthetic entries (default 10k): its latency side by side with the floor of a
 // hybrid search on the same table (the query embedding alone + the bare HNSW top-10, measured interleaved with
-// it), POST /explore with a text and three facets, throughput at concurrency 8 and 32, recall@10 of the HNSW
-// index against exact search, the process RSS, and the machine's load average at start and end (the figures
-// move with it).
+// it), POST /explore with a text and three facets, throughput at concurrency 8 and 32 with the CPU a search costs
+// (this process and PostgreSQL), recall@10 of the HNSW index against exact search, the process RSS, and the
+// machine's load average at start and end (the figures move with it).
 // Run through `npm run bench -- search` (bench/run.ts) or `npx tsx bench/search.ts`.
 // BENCH_ENTRIES sets N (e.g. BENCH_ENTRIES=100000); the bench database ard_bench_search_<N> is reused when it
 // holds N live entries, else built (10k: ~5 min here; 100k: ~45 min).
@@ -29,7 +29,7 @@ import {
 import type { SearchService } from '../src/search/search-service';
 import { startRegistry } from '../src/server';
 import { adminQuery, databaseUrl } from '../test/helpers/test-database';
-import { ingestInLanes, labelledQueries, loadAverage, printTable, percentile, timedSearch } from './bench-util';
+import { backendPids, cpuMs, ingestInLanes, labelledQueries, loadAverage, printTable, percentile, timedSearch } from './bench-util';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 /** BENCH_DATABASE: measure an existing, already indexed database instead of building one (read only). */
@@ -220,9 +220,21 @@ async function measureSideBySide(
   return times;
 }
 
-/** `concurrency` clients posting new texts back to back for THROUGHPUT_SECONDS. */
-async function measureThroughput(url: string, texts: string[], concurrency: number): Promise<{ perSecond: number; ms: number[] }> {
+/**
+ * `concurrency` clients posting new texts back to back for THROUGHPUT_SECONDS, and the CPU each search cost: this
+ * process's (the registry, its model thread and the load generator) and PostgreSQL's backends' (from /proc: null
+ * when the server is not on this machine).
+ */
+async function measureThroughput(
+  url: string,
+  db: Kysely<Database>,
+  texts: string[],
+  concurrency: number,
+): Promise<{ perSecond: number; ms: number[]; processCpuMs: number; postgresCpuMs: number | null }> {
   const ms: number[] = [];
+  const pidsBefore = await backendPids(db);
+  const postgresBefore = cpuMs(pidsBefore);
+  const processBefore = process.cpuUsage();
   const until = Date.now() + THROUGHPUT_SECONDS * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
@@ -232,7 +244,15 @@ async function measureThroughput(url: string, texts: string[], concurrency: numb
       }
     }),
   );
-  return { perSecond: ms.length / THROUGHPUT_SECONDS, ms };
+  const processUsed = process.cpuUsage(processBefore);
+  // Backends the pool opened during the run count whole; one it closed is lost (none at this concurrency).
+  const postgresUsed = cpuMs([...new Set([...pidsBefore, ...(await backendPids(db))])]) - postgresBefore;
+  return {
+    perSecond: ms.length / THROUGHPUT_SECONDS,
+    ms,
+    processCpuMs: (processUsed.user + processUsed.system) / 1000 / ms.length,
+    postgresCpuMs: postgresBefore + postgresUsed === 0 ? null : postgresUsed / ms.length,
+  };
 }
 
 const p50p99 = (ms: number[]) => `${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 99).toFixed(1)} ms`;
@@ -275,7 +295,7 @@ export async function runSearchBench(): Promise<void> {
     for (let i = 0; i < 10; i++) exploreAll.push(await explore(registry.url, null));
     const concurrent = [];
     for (const concurrency of CONCURRENCIES)
-      concurrent.push({ concurrency, ...(await measureThroughput(registry.url, texts, concurrency)) });
+      concurrent.push({ concurrency, ...(await measureThroughput(registry.url, registry.ctx.db, texts, concurrency)) });
     const recall = await hnswRecall(registry.ctx.db, embedder, queries.slice(0, 100));
     // pgvector's default hnsw.ef_search is 40; what a larger one would buy.
     const recall100 = await hnswRecall(registry.ctx.db, embedder, queries.slice(0, 100), 100);
@@ -315,10 +335,17 @@ export async function runSearchBench(): Promise<void> {
       ],
       ['POST /explore p50 / p99, whole registry, the same facets (10 runs)', p50p99(exploreAll), ''],
       ['throughput, sequential', `${(side.http.length / seqSeconds).toFixed(1)} req/s`, ''],
-      ...concurrent.map(({ concurrency, perSecond, ms }) => [
-        `throughput, concurrency ${concurrency} (${THROUGHPUT_SECONDS} s, new texts)`,
-        `${perSecond.toFixed(1)} req/s`,
-        `p50 ${percentile(ms, 50).toFixed(0)} ms, p99 ${percentile(ms, 99).toFixed(0)} ms`,
+      ...concurrent.flatMap(({ concurrency, perSecond, ms, processCpuMs, postgresCpuMs }) => [
+        [
+          `throughput, concurrency ${concurrency} (${THROUGHPUT_SECONDS} s, new texts)`,
+          `${perSecond.toFixed(1)} req/s`,
+          `p50 ${percentile(ms, 50).toFixed(0)} ms, p99 ${percentile(ms, 99).toFixed(0)} ms`,
+        ],
+        [
+          `  CPU per search at concurrency ${concurrency}: this process / PostgreSQL`,
+          `${processCpuMs.toFixed(1)} / ${postgresCpuMs === null ? 'n/a' : postgresCpuMs.toFixed(1)} ms`,
+          `${os.cpus().length} cores: at most ${((os.cpus().length * 1000) / (processCpuMs + (postgresCpuMs ?? 0))).toFixed(0)} req/s`,
+        ],
       ]),
       [
         "HNSW recall@10 vs exact at pgvector's default ef_search 40 (100 queries)",
