@@ -40,6 +40,8 @@ export interface EntriesTable {
   change_seq: ColumnType<string, never, never>;
   /** The fields that make two entries the same product, generated from `entry` (db/migrations/0018_product_fields.sql). */
   product_fields: ColumnType<unknown, never, never>;
+  /** The entry says it is archived or deprecated, generated from its name, description and metadata (db/migrations/0025_entry_retired.sql). */
+  retired: ColumnType<boolean, never, never>;
 }
 
 export interface SourcesTable {

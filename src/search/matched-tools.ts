@@ -7,6 +7,7 @@
 // of entries. The tool whose vector raised an entry's cosine (tool_vectors, Match.vectorTool: its sentence is the
 // one nearest the query's meaning) is named too, though it may share no word with the query.
 import { sql, type Kysely } from 'kysely';
+import { PREPARED_STATEMENT } from '../db/prepared-statements';
 import type { Database } from '../db/schema';
 
 /** At most this many tools per entry are named: a query word common to many tool names ("file") matches them all. */
@@ -41,7 +42,7 @@ async function lexicalMatches(
   text: string,
   identifiers: readonly string[],
 ): Promise<Array<{ identifier: string; tool: string }>> {
-  const rows = await sql<{ identifier: string; tool: string }>`
+  const rows = await sql<{ identifier: string; tool: string }>`${PREPARED_STATEMENT}
     WITH q AS (
       SELECT array_agg(DISTINCT lexeme) AS lexemes
       FROM unnest(tsvector_to_array(to_tsvector('english', ard_cjk_bigrams(${text})))) AS lexeme

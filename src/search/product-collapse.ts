@@ -5,6 +5,7 @@
 // without it.
 import { sql, type Kysely } from 'kysely';
 import { productKeys, type ProductKeys } from '../catalog/product-keys';
+import { PREPARED_STATEMENT } from '../db/prepared-statements';
 import type { Database } from '../db/schema';
 import type { Match } from './relevance';
 
@@ -107,7 +108,7 @@ function repositoriesOfSeveralServers(keys: ProductKeys[]): Set<string> {
 /** The fields productKeys reads, for the listed entries: `product_fields`, written with the entry (migration 0018). */
 async function readProductKeys(db: Kysely<Database>, matches: Match[], cache: ProductKeyCache): Promise<Map<string, ProductKeys>> {
   const ids = matches.map((m) => m.identifier);
-  const { rows } = await sql<{ identifier: string; content_hash: string; fields: Parameters<typeof productKeys>[0] }>`
+  const { rows } = await sql<{ identifier: string; content_hash: string; fields: Parameters<typeof productKeys>[0] }>`${PREPARED_STATEMENT}
     SELECT identifier, content_hash, product_fields AS fields
     FROM entries WHERE identifier = ANY(${ids}::text[]) AND deleted_at IS NULL`.execute(db);
   return new Map(rows.map((r) => [r.identifier, cache.keysOf(r.content_hash, r.fields)]));

@@ -7,6 +7,8 @@ import { withQueryCache } from '../../src/embedding/embedder';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
 import { normaliseFilter } from '../../src/search/query-filter';
 import { matchText, type QueryEmbedder } from '../../src/search/relevance';
+import { createSearchService } from '../../src/search/search-service';
+import { createPageTokenCodec } from '../../src/search/paging';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
 
 // The search statements without a filter are prepared once per connection, and the vector statement runs
@@ -73,6 +75,34 @@ describe('prepared search statements', () => {
     } finally {
       await plain.destroy();
     }
+  });
+
+  it("prepares the statements that follow the ranking: the matches' states, their product keys and a page's matched tools", async () => {
+    const service = createSearchService({
+      db: single.db,
+      embedder,
+      entryStates: { livenessDemotion: 0.3, dropDeadAfterSeconds: 86_400, verifiedBoost: 0, archivedDemotion: 0.5 },
+      pageTokens: createPageTokenCodec('prepared'),
+      publicUrl: 'http://registry.test',
+    });
+    const pages = [];
+    // The archived server is another entry of the active one's product: listed apart only when not collapsed.
+    for (const [text, collapse] of [
+      ['sqlite', false],
+      ['send a message to a slack channel', true],
+    ] as const) {
+      const ranked = await service.rank(text, normaliseFilter(undefined), { page: { offset: 0, size: 50 }, collapse });
+      pages.push(await service.resultsOf(text, ranked.entries));
+    }
+    // The archived SQLite server is found through the states statement: it ranks below the active one.
+    const sqlite = pages[0].map((r) => r.displayName);
+    expect(sqlite.indexOf('SQLite (Archived)')).toBeGreaterThan(sqlite.indexOf('SQLite'));
+    const statements = await prepared();
+    const added = ['e.retired', 'product_fields', "to_tsvector('english', ard_cjk_bigrams(coalesce(t.description"].map((part) =>
+      statements.filter((s) => s.statement.includes(part)),
+    );
+    expect(added.map((found) => found.length)).toEqual([1, 1, 1]);
+    for (const [s] of added) expect(s.name).toBe(preparedStatementName(s.statement));
   });
 
   it('sends every statement unnamed with preparedStatements: false (DATABASE_PREPARED_STATEMENTS)', async () => {

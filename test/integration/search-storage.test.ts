@@ -104,6 +104,49 @@ describe('search storage (migration 0007)', () => {
     expect(Number(storage.rows[0].rows)).toBeGreaterThan(100);
   });
 
+  it("an entry's own word that it is retired is kept beside it and found from a partial index (migration 0025)", async () => {
+    const retired = async () =>
+      (await sql<{ identifier: string }>`SELECT identifier FROM entries WHERE retired ORDER BY identifier`.execute(demo.db)).rows.map(
+        (r) => r.identifier,
+      );
+    const before = await retired();
+    expect(before).toContain('urn:air:github.com:modelcontextprotocol:servers:SQLite'); // "SQLite (Archived)"
+    // The catalog's own words, read as the ranking read them before the column: the same entries.
+    const inline = await sql<{ identifier: string }>`
+      SELECT identifier FROM entries WHERE display_name ~* '\\m(archived|deprecated)\\M' OR description ~* '^\\W*(archived|deprecated)\\M'
+        OR lower(entry #>> '{metadata,archived}') = 'true' OR lower(entry #>> '{metadata,deprecated}') = 'true'
+      ORDER BY identifier`.execute(demo.db);
+    expect(before).toEqual(inline.rows.map((r) => r.identifier));
+    const id = 'urn:air:github.com:PagerDuty:pagerduty-mcp-server';
+    const { rows } = await sql<{
+      description: string;
+      entry: unknown;
+    }>`SELECT description, entry FROM entries WHERE identifier = ${id}`.execute(demo.db);
+    const cases: Array<[string, ReturnType<typeof sql>, boolean]> = [
+      ['the description opens with the word', sql`description = '** Deprecated: use the new server'`, true],
+      ['the word later in the description', sql`description = 'Replaces the archived incident server'`, false],
+      ['metadata.archived true', sql`entry = jsonb_set(entry, '{metadata,archived}', 'true')`, true],
+      ['metadata.deprecated "TRUE"', sql`entry = jsonb_set(entry, '{metadata,deprecated}', '"TRUE"')`, true],
+      ['metadata.archived false', sql`entry = jsonb_set(entry, '{metadata,archived}', 'false')`, false],
+    ];
+    try {
+      for (const [what, change, expected] of cases) {
+        await sql`UPDATE entries SET description = ${rows[0].description}, entry = ${JSON.stringify(rows[0].entry)}::jsonb WHERE identifier = ${id}`.execute(
+          demo.db,
+        );
+        await sql`UPDATE entries SET ${change} WHERE identifier = ${id}`.execute(demo.db);
+        expect([what, (await retired()).includes(id)]).toEqual([what, expected]);
+      }
+    } finally {
+      await sql`UPDATE entries SET description = ${rows[0].description}, entry = ${JSON.stringify(rows[0].entry)}::jsonb WHERE identifier = ${id}`.execute(
+        demo.db,
+      );
+    }
+    expect(await retired()).toEqual(before);
+    const index = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE indexname = 'entries_retired_idx'`.execute(demo.db);
+    expect(index.rows[0]?.indexdef).toMatch(/\(identifier\) WHERE retired/);
+  });
+
   it('the live tags that topic labels compare with are read from their partial index (migration 0012)', async () => {
     const index = await sql<{
       indexdef: string;

@@ -7,6 +7,7 @@
 // (SEARCH_ARCHIVED_DEMOTION). The search pipeline applies it to its matched set, so POST /search, POST /explore and
 // federation's `auto` (which fuses the local scores rank gives) all see the same adjusted list.
 import { sql, type Kysely } from 'kysely';
+import { PREPARED_STATEMENT } from '../../db/prepared-statements';
 import type { Database } from '../../db/schema';
 import { filtersOnLiveness, type NormalisedFilter } from '../query-filter';
 import { rankBy, typeWeight, type Match } from './scoring';
@@ -56,12 +57,11 @@ export async function adjustForEntryState(
   });
 }
 
-/** An entry's own word that it is retired: in its name, at the opening of its description, or a metadata flag. */
-const ARCHIVED_SQL = sql`(e.display_name ~* '\\m(archived|deprecated)\\M'
-  OR e.description ~* '^\\W*(archived|deprecated)\\M'
-  OR lower(e.entry #>> '{metadata,archived}') = 'true' OR lower(e.entry #>> '{metadata,deprecated}') = 'true')`;
-
-/** The matches' liveness, trust and retirement states that change their rank, read in one statement (the primary key per entry). */
+/**
+ * The matches' liveness, trust and retirement states that change their rank, in one statement. Only the matches
+ * with a state are read: the retired ones from the partial index of `entries.retired` (migration 0025), the failing
+ * and verified ones from their tables' primary keys; an entry without any state is not read at all.
+ */
 async function entryStates(
   db: Kysely<Database>,
   matches: Match[],
@@ -73,18 +73,30 @@ async function entryStates(
   const dropBefore = new Date(now.getTime() - ranking.dropDeadAfterSeconds * 1000).toISOString();
   const boost = ranking.verifiedBoost > 0;
   const retire = (ranking.archivedDemotion ?? 0) > 0;
-  const { rows } = await sql<{ identifier: string; failing: boolean; dropped: boolean; verified: boolean; archived: boolean }>`
+  const { rows } = await sql<{
+    identifier: string;
+    failing: boolean;
+    dropped: boolean;
+    verified: boolean;
+    archived: boolean;
+  }>`${PREPARED_STATEMENT}
+    WITH ids AS MATERIALIZED (SELECT unnest(${ids}::text[]) AS identifier),
+    stated AS (
+      SELECT e.identifier FROM entries e WHERE ${retire} AND e.retired AND e.identifier IN (SELECT identifier FROM ids)
+      UNION
+      SELECT l.identifier FROM entry_liveness l WHERE l.state IN ('unreachable', 'dead') AND l.identifier IN (SELECT identifier FROM ids)
+      UNION
+      SELECT v.identifier FROM entry_verification v WHERE ${boost} AND v.state = 'verified' AND v.identifier IN (SELECT identifier FROM ids)
+    )
     SELECT e.identifier,
-           ${retire} AND ${ARCHIVED_SQL} AS archived,
+           ${retire} AND e.retired AS archived,
            coalesce(l.state IN ('unreachable', 'dead'), false) AS failing,
            coalesce(NOT ${keepDead} AND l.state = 'dead' AND l.dead_since <= ${dropBefore}::timestamptz, false) AS dropped,
            coalesce(v.state = 'verified', false) AS verified
-    FROM entries e
+    FROM stated s
+    JOIN entries e ON e.identifier = s.identifier
     LEFT JOIN entry_liveness l ON l.identifier = e.identifier AND l.content_hash = e.content_hash
-    LEFT JOIN entry_verification v ON ${boost} AND v.identifier = e.identifier AND v.content_hash = e.content_hash
-    WHERE e.identifier = ANY(${ids}::text[]) AND (l.state IN ('unreachable', 'dead') OR v.state = 'verified' OR (${retire} AND ${ARCHIVED_SQL}))`.execute(
-    db,
-  );
+    LEFT JOIN entry_verification v ON ${boost} AND v.identifier = e.identifier AND v.content_hash = e.content_hash`.execute(db);
   const states: EntryStates = { failing: new Set(), dropped: new Set(), verified: new Set(), archived: new Set() };
   for (const row of rows) {
     if (row.archived) states.archived.add(row.identifier);
