@@ -8,7 +8,8 @@
 // docs/performance.md measures what it saves.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from './schema';
 
 const MARKER = '/* ard:prepared */';
 
@@ -31,4 +32,18 @@ export class PreparingClient extends pg.Client {
     }
     return (super.query as (...a: unknown[]) => never)(...args);
   }
+}
+
+/**
+ * Runs `work` in a transaction whose prepared statements run on their generic plan (plan_cache_mode =
+ * force_generic_plan, transaction-local), planned once per connection: for a statement whose custom plans,
+ * made anew at every call because its arrays' sizes vary, cost more than they save. Inside a transaction
+ * already, `work` runs in it as it is.
+ */
+export async function onGenericPlans<T>(db: Kysely<Database>, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db);
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`.execute(trx);
+    return work(trx);
+  });
 }

@@ -3,7 +3,7 @@
 // expansions, its related-words.json guesses ("rain" -> "weather", counted only with semantic agreement),
 // a trigram typo correction from the corpus vocabulary, and completions of a prefix of a product name.
 import { sql, type Kysely } from 'kysely';
-import { PREPARED_STATEMENT } from '../../db/prepared-statements';
+import { onGenericPlans, PREPARED_STATEMENT } from '../../db/prepared-statements';
 import type { Database } from '../../db/schema';
 import type { Embedder } from '../../embedding/embedder';
 import { editDistance } from '../../edit-distance';
@@ -158,7 +158,10 @@ async function vocabularyAlternatives(
   const swaps = typed
     .filter((w) => w.word.length >= SWAP_MIN_LENGTH)
     .flatMap((w) => transpositions(w.word).map((swap) => ({ group: w.group, word: w.word, swap })));
-  const rows = await sql<{ grp: number; term: string; sim: number; kind: string; typed: string; df: number }>`${PREPARED_STATEMENT}
+  // On its generic plan: custom plans, made anew at every call, took 2.8 ms a call where the generic plan takes 1.5
+  // (the labelled queries, docs/performance.md "What keeps it fast").
+  const rows = await onGenericPlans(db, (trx) =>
+    sql<{ grp: number; term: string; sim: number; kind: string; typed: string; df: number }>`${PREPARED_STATEMENT}
     WITH t AS (SELECT * FROM unnest(${typed.map((w) => w.group)}::int[], ${typed.map((w) => w.word)}::text[]) AS t(grp, word)),
     h AS (SELECT * FROM unnest(${parts.map((p) => p.group)}::int[], ${parts.map((p) => p.word)}::text[], ${parts.map((p) => p.part)}::text[]) AS h(grp, word, part)),
     x AS (SELECT * FROM unnest(${swaps.map((p) => p.group)}::int[], ${swaps.map((p) => p.word)}::text[], ${swaps.map((p) => p.swap)}::text[]) AS x(grp, word, swap)),
@@ -223,7 +226,8 @@ async function vocabularyAlternatives(
     CROSS JOIN LATERAL (VALUES (j.ga), (j.gb)) AS g(grp)
     WHERE NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.joined AND s.name_df > 0)
       AND ((length(j.a) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.a AND s.df > 0))
-        OR (length(j.b) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.b AND s.df > 0)))`.execute(db);
+        OR (length(j.b) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.b AND s.df > 0)))`.execute(trx),
+  );
   const knownParts = rows.rows.filter((r) => r.kind === 'part').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
   const joined = rows.rows.filter((r) => r.kind === 'joined').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
   // A word that begins a product name is that name, not a typo: its completions replace its corrections.
