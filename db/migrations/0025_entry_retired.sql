@@ -1,4 +1,4 @@
--- An entry's own word that it is retired (docs/relevance.md "Entry states", decision 0033): "archived" or "deprecated"
+-- An entry's own word that it is retired (docs/relevance.md "Pipeline" step 10, decision 0033): "archived" or "deprecated"
 -- in its display name, at the opening of its description, or a true `metadata.archived` / `metadata.deprecated`,
 -- kept beside the entry. Search reads it for every matched entry of every query (entry-state-adjustment.ts); reading
 -- the flags out of `entry` at query time decompressed each entry once per query: ~5 of the statement's ~8 ms for 300
