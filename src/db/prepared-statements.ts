@@ -37,13 +37,14 @@ export class PreparingClient extends pg.Client {
 /**
  * Runs `work` in a transaction whose prepared statements run on their generic plan (plan_cache_mode =
  * force_generic_plan, transaction-local), planned once per connection: for a statement whose custom plans,
- * made anew at every call because its arrays' sizes vary, cost more than they save. Inside a transaction
- * already, `work` runs in it as it is.
+ * made anew at every call because its arrays' sizes vary, cost more than they save. Without JIT: a generic plan's
+ * estimates (unknown array sizes and limits) can pass jit_above_cost on a large index and compile at every call
+ * what runs in milliseconds. Inside a transaction already, `work` runs in it as it is.
  */
 export async function onGenericPlans<T>(db: Kysely<Database>, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
   if (db.isTransaction) return work(db);
   return db.transaction().execute(async (trx) => {
-    await sql`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`.execute(trx);
+    await sql`SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('jit', 'off', true)`.execute(trx);
     return work(trx);
   });
 }

@@ -247,8 +247,12 @@ export function vectorRetrieval(semanticFields: readonly string[]): VectorRetrie
       // One round trip for the settings (transaction-local, like SET LOCAL). Without a filter the statement's
       // text is fixed: it is prepared and planned once per connection (a generic plan, which can use the
       // model's partial HNSW index because model and field are literals): 2.2 ms of planning saved per query.
+      // And no JIT: the generic plan does not know the LIMIT, so at 100k entries its estimate passes jit_above_cost and
+      // every call compiled ~67 functions, ~26 ms, where the statement itself runs in ~8 (docs/performance.md).
       await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(HNSW_EF_SEARCH)}, true),
-                       set_config('plan_cache_mode', ${prepared ? 'force_generic_plan' : 'auto'}, true)`.execute(trx);
+                       set_config('plan_cache_mode', ${prepared ? 'force_generic_plan' : 'auto'}, true), set_config('jit', 'off', true)`.execute(
+        trx,
+      );
       return sql<SignalRow>`${prepared ? PREPARED_STATEMENT : sql``}
         WITH ${queryTermsSql(q)},
         cand AS (SELECT f.identifier FROM (${found}) f WHERE f.identifier <> ALL(${[...known]}::text[])),
