@@ -245,16 +245,18 @@ async function measureThroughput(
     }),
   );
   const processUsed = process.cpuUsage(processBefore);
-  // Backends the pool opened during the run count whole; one it closed is lost (none at this concurrency).
-  const postgresUsed = cpuMs([...new Set([...pidsBefore, ...(await backendPids(db))])]) - postgresBefore;
+  // Backends the pool opened during the run count whole; one it closed is lost (none at this concurrency). No CPU
+  // read at all: the server is not on this machine.
+  const postgresAfter = cpuMs([...new Set([...pidsBefore, ...(await backendPids(db))])]);
   return {
     perSecond: ms.length / THROUGHPUT_SECONDS,
     ms,
     processCpuMs: (processUsed.user + processUsed.system) / 1000 / ms.length,
-    postgresCpuMs: postgresBefore + postgresUsed === 0 ? null : postgresUsed / ms.length,
+    postgresCpuMs: postgresAfter === 0 ? null : (postgresAfter - postgresBefore) / ms.length,
   };
 }
 
+const CORES = os.cpus().length;
 const p50p99 = (ms: number[]) => `${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 99).toFixed(1)} ms`;
 export async function runSearchBench(): Promise<void> {
   const loadAtStart = loadAverage();
@@ -312,11 +314,7 @@ export async function runSearchBench(): Promise<void> {
           : `reused ${DB_NAME}`,
         '',
       ],
-      [
-        `load average 1/5/15 min, start → end (${os.cpus().length} cores)`,
-        `${loadAtStart} → ${loadAverage()}`,
-        'the figures below move with it',
-      ],
+      [`load average 1/5/15 min, start → end (${CORES} cores)`, `${loadAtStart} → ${loadAverage()}`, 'the figures below move with it'],
       [
         `latency p50 / p99, new query text (incl. embedding; ${texts.length} texts)`,
         p50p99(side.http),
@@ -344,7 +342,7 @@ export async function runSearchBench(): Promise<void> {
         [
           `  CPU per search at concurrency ${concurrency}: this process / PostgreSQL`,
           `${processCpuMs.toFixed(1)} / ${postgresCpuMs === null ? 'n/a' : postgresCpuMs.toFixed(1)} ms`,
-          `${os.cpus().length} cores: at most ${((os.cpus().length * 1000) / (processCpuMs + (postgresCpuMs ?? 0))).toFixed(0)} req/s`,
+          `${CORES} cores: at most ${((CORES * 1000) / (processCpuMs + (postgresCpuMs ?? 0))).toFixed(0)} req/s`,
         ],
       ]),
       [
