@@ -5,11 +5,12 @@ import { configuredPeer, mergePeers, normalisePeerBase } from '../../src/federat
 class CountedError extends Error {}
 const fail = (error: Error) => () => Promise.reject(error);
 const ok = () => Promise.resolve('answer');
+// Cool-downs of 300 ms: an assertion that a circuit is still open must not lose to a busy machine's pause.
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('CircuitBreakers (cockatiel)', () => {
   it('opens after the threshold, lets one trial through after the cool-down, closes on success', async () => {
-    const b = new CircuitBreakers({ threshold: 2, cooldownMs: 60, countsAgainstPeer: (e) => e instanceof CountedError });
+    const b = new CircuitBreakers({ threshold: 2, cooldownMs: 300, countsAgainstPeer: (e) => e instanceof CountedError });
     await expect(b.execute('p', fail(new CountedError('down')))).rejects.toBeInstanceOf(CountedError);
     expect(b.state('p')).toBe('closed');
     await expect(b.execute('p', fail(new CountedError('down')))).rejects.toBeInstanceOf(CountedError);
@@ -17,7 +18,7 @@ describe('CircuitBreakers (cockatiel)', () => {
     let called = 0;
     await expect(b.execute('p', async () => ++called)).rejects.toBeInstanceOf(CircuitOpenError);
     expect(called).toBe(0);
-    await sleep(80);
+    await sleep(320);
     // Half-open: one trial; a second caller meanwhile is skipped, not queued behind it.
     let finishTrial: (v: string) => void = () => undefined;
     const trial = b.execute('p', () => new Promise<string>((resolve) => (finishTrial = resolve)));
@@ -30,12 +31,12 @@ describe('CircuitBreakers (cockatiel)', () => {
   });
 
   it('a failed trial opens the circuit again; errors that do not count pass through uncounted', async () => {
-    const b = new CircuitBreakers({ threshold: 1, cooldownMs: 40, countsAgainstPeer: (e) => e instanceof CountedError });
+    const b = new CircuitBreakers({ threshold: 1, cooldownMs: 300, countsAgainstPeer: (e) => e instanceof CountedError });
     await expect(b.execute('q', fail(new Error('refused: 400')))).rejects.toThrow('refused: 400');
     expect(b.state('q')).toBe('closed');
     await expect(b.execute('q', fail(new CountedError('down')))).rejects.toBeInstanceOf(CountedError);
     expect(b.state('q')).toBe('open');
-    await sleep(60);
+    await sleep(320);
     await expect(b.execute('q', fail(new CountedError('still down')))).rejects.toBeInstanceOf(CountedError);
     expect(b.state('q')).toBe('open');
     await expect(b.execute('q', ok)).rejects.toBeInstanceOf(CircuitOpenError);
