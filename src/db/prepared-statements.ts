@@ -35,16 +35,31 @@ export class PreparingClient extends pg.Client {
 }
 
 /**
- * Runs `work` in a transaction whose prepared statements run on their generic plan (plan_cache_mode =
- * force_generic_plan, transaction-local), planned once per connection: for a statement whose custom plans,
- * made anew at every call because its arrays' sizes vary, cost more than they save. Without JIT: a generic plan's
- * estimates (unknown array sizes and limits) can pass jit_above_cost on a large index and compile at every call
- * what runs in milliseconds. Inside a transaction already, `work` runs in it as it is.
+ * Runs `work` in a transaction whose statements run with `settings` (set_config, transaction-local like SET LOCAL,
+ * all in one round trip before `work`).
  */
-export async function onGenericPlans<T>(db: Kysely<Database>, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
-  if (db.isTransaction) return work(db);
+export async function withLocalSettings<T>(
+  db: Kysely<Database>,
+  settings: Readonly<Record<string, string>>,
+  work: (db: Kysely<Database>) => Promise<T>,
+): Promise<T> {
   return db.transaction().execute(async (trx) => {
-    await sql`SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('jit', 'off', true)`.execute(trx);
+    const calls = Object.entries(settings).map(([name, value]) => sql`set_config(${name}, ${value}, true)`);
+    await sql`SELECT ${sql.join(calls)}`.execute(trx);
     return work(trx);
   });
+}
+
+/**
+ * Prepared statements on their generic plan (plan_cache_mode = force_generic_plan), planned once per connection: for
+ * a statement whose custom plans, made anew at every call because its arrays' sizes vary, cost more than they save.
+ * Without JIT: a generic plan's estimates (unknown array sizes and limits) can pass jit_above_cost on a large index
+ * and compile at every call what runs in milliseconds.
+ */
+export const GENERIC_PLAN_SETTINGS: Readonly<Record<string, string>> = { plan_cache_mode: 'force_generic_plan', jit: 'off' };
+
+/** Runs `work` with GENERIC_PLAN_SETTINGS (withLocalSettings). Inside a transaction already, `work` runs in it as it is. */
+export async function onGenericPlans<T>(db: Kysely<Database>, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db);
+  return withLocalSettings(db, GENERIC_PLAN_SETTINGS, work);
 }

@@ -129,18 +129,18 @@ describe('search storage (migration 0007)', () => {
       ['metadata.deprecated "TRUE"', sql`entry = jsonb_set(entry, '{metadata,deprecated}', '"TRUE"')`, true],
       ['metadata.archived false', sql`entry = jsonb_set(entry, '{metadata,archived}', 'false')`, false],
     ];
+    const restore = () =>
+      sql`UPDATE entries SET description = ${rows[0].description}, entry = ${JSON.stringify(rows[0].entry)}::jsonb WHERE identifier = ${id}`.execute(
+        demo.db,
+      );
     try {
       for (const [what, change, expected] of cases) {
-        await sql`UPDATE entries SET description = ${rows[0].description}, entry = ${JSON.stringify(rows[0].entry)}::jsonb WHERE identifier = ${id}`.execute(
-          demo.db,
-        );
+        await restore();
         await sql`UPDATE entries SET ${change} WHERE identifier = ${id}`.execute(demo.db);
         expect([what, (await retired()).includes(id)]).toEqual([what, expected]);
       }
     } finally {
-      await sql`UPDATE entries SET description = ${rows[0].description}, entry = ${JSON.stringify(rows[0].entry)}::jsonb WHERE identifier = ${id}`.execute(
-        demo.db,
-      );
+      await restore();
     }
     expect(await retired()).toEqual(before);
     const index = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE indexname = 'entries_retired_idx'`.execute(demo.db);

@@ -7,7 +7,7 @@
 // mergeSignals makes one candidate of all its rows. toolCosineLookup reads, for the best candidates, the tool
 // vector nearest the query (tool_vectors), which raises their cosine (pipeline.ts, withToolCosine).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { PREPARED_STATEMENT } from '../../db/prepared-statements';
+import { GENERIC_PLAN_SETTINGS, PREPARED_STATEMENT, withLocalSettings } from '../../db/prepared-statements';
 import type { Database } from '../../db/schema';
 import { toVectorLiteral } from '../../db/vector-literal';
 import { INDEXED_VECTOR_FIELDS } from '../../embedding/entry-texts';
@@ -242,26 +242,27 @@ export function vectorRetrieval(semanticFields: readonly string[]): VectorRetrie
     );
     const found = sql.join(retrievals, sql` UNION `);
     const prepared = filter.length === 0;
-    const run = async (trx: Kysely<Database>) => {
-      // Filtered vector retrieval: let HNSW keep scanning until LIMIT rows pass the filter (pgvector 0.8).
-      // One round trip for the settings (transaction-local, like SET LOCAL). Without a filter the statement's
-      // text is fixed: it is prepared and planned once per connection (a generic plan, which can use the
-      // model's partial HNSW index because model and field are literals): 2.2 ms of planning saved per query.
-      // And no JIT: the generic plan does not know the LIMIT, so at 100k entries its estimate passes jit_above_cost and
-      // every call compiled ~67 functions, ~26 ms, where the statement itself runs in ~8 (docs/performance.md).
-      await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(HNSW_EF_SEARCH)}, true),
-                       set_config('plan_cache_mode', ${prepared ? 'force_generic_plan' : 'auto'}, true), set_config('jit', 'off', true)`.execute(
-        trx,
-      );
-      return sql<SignalRow>`${prepared ? PREPARED_STATEMENT : sql``}
+    // Filtered vector retrieval: let HNSW keep scanning until LIMIT rows pass the filter (pgvector 0.8). Without a
+    // filter the statement's text is fixed: it is prepared and planned once per connection on its generic plan (which
+    // can use the model's partial HNSW index because model and field are literals): 2.2 ms of planning saved per
+    // query. And no JIT in either: the generic plan does not know the LIMIT, so at 100k entries its estimate passes
+    // jit_above_cost and every call compiled ~67 functions, ~26 ms, where the statement itself runs in ~8
+    // (docs/performance.md).
+    const settings = {
+      'hnsw.iterative_scan': 'relaxed_order',
+      'hnsw.ef_search': String(HNSW_EF_SEARCH),
+      ...(prepared ? GENERIC_PLAN_SETTINGS : { plan_cache_mode: 'auto', jit: 'off' }),
+    };
+    const result = await withLocalSettings(db, settings, (trx) =>
+      sql<SignalRow>`${prepared ? PREPARED_STATEMENT : sql``}
         WITH ${queryTermsSql(q)},
         cand AS (SELECT f.identifier FROM (${found}) f WHERE f.identifier <> ALL(${[...known]}::text[])),
         ${candidateEntries(sql`cand JOIN entries e ON e.identifier = cand.identifier`)},
         ${lexicalSignalCtes(q)}
         SELECT ${signalColumns({ cosine: cosineSql(q, semanticFields), lexical: sql`coalesce(lx.lexical, 0)`, typedLexical: sql`coalesce(lx.typed_lexical, 0)` })}
-        FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(trx);
-    };
-    return (await db.transaction().execute(run)).rows;
+        FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(trx),
+    );
+    return result.rows;
   };
 }
 
