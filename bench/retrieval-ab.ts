@@ -39,6 +39,28 @@ function listKeys(matches: Array<{ identifier: string; relevance: number }>): { 
   return { exact: JSON.stringify(rows), tiesAside: JSON.stringify(sorted) };
 }
 
+type Stages = Relevance['PRODUCTION_STAGES'];
+type Args<F> = F extends (...args: infer A) => unknown ? A : never;
+
+/**
+ * A checkout's vector statements for the candidates the lexical one did not find (`known`): the nearest entries, then
+ * their signals; a checkout before that split ran them as one `vectorRetrieval(db, q, filter, known)` stage.
+ */
+async function vectorStatements(
+  stages: Stages,
+  ...[db, q, filter, known]: [...Args<Stages['nearestEntries']>, readonly string[]]
+): Promise<Awaited<ReturnType<Stages['vectorSignals']>>> {
+  const joined = (stages as { vectorRetrieval?: (...args: unknown[]) => ReturnType<Stages['vectorSignals']> }).vectorRetrieval;
+  if (joined) return joined(db, q, filter, known);
+  const leftOut = new Set(known);
+  const nearest = await stages.nearestEntries(db, q, filter);
+  return stages.vectorSignals(
+    db,
+    q,
+    nearest.filter((id) => !leftOut.has(id)),
+  );
+}
+
 async function main(): Promise<void> {
   const [name, other] = process.argv.slice(2);
   if (!name || !other || name.startsWith('--')) throw new Error('usage: tsx bench/retrieval-ab.ts <database> <other checkout> [--runs N]');
@@ -79,7 +101,8 @@ async function main(): Promise<void> {
           const lexical = await stages.lexicalRetrieval(db, q.prepared, q.filter, null);
           times[side].lexical.push(performance.now() - started);
           started = performance.now();
-          const vector = await stages.vectorRetrieval(
+          const vector = await vectorStatements(
+            stages,
             db,
             q.prepared,
             q.filter,

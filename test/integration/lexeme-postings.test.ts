@@ -175,8 +175,8 @@ describe('BM25F from the postings (migration 0021)', () => {
     const q = await prepareQuery(demo.db, embedder, text);
     const normalised = normaliseFilter(filter);
     const lexical = await PRODUCTION_STAGES.lexicalRetrieval(demo.db, q, normalised, null);
-    // No candidate left out: the vector statement computes the signals of all its own.
-    const vector = await PRODUCTION_STAGES.vectorRetrieval(demo.db, q, normalised, []);
+    // No candidate left out: the vector signals of every nearest entry.
+    const vector = await PRODUCTION_STAGES.vectorSignals(demo.db, q, await PRODUCTION_STAGES.nearestEntries(demo.db, q, normalised));
     // A filter leaves a few candidates; without one each statement has dozens.
     const least = filter ? 0 : 10;
     expect(lexical.length).toBeGreaterThan(least);

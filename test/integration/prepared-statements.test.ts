@@ -53,9 +53,10 @@ describe('prepared search statements', () => {
     const first = await matchText({ db: single.db, embedder: embedder }, texts[0], normaliseFilter(undefined));
     for (const text of texts.slice(1)) await matchText({ db: single.db, embedder: embedder }, text, normaliseFilter(undefined));
     const statements = await prepared();
-    // Corrections, term statistics, lexical retrieval, vector retrieval, cosines of the lexical candidates, topic labels,
-    // the best candidates' tool vectors.
-    expect(statements).toHaveLength(7);
+    // Corrections, term statistics, lexical retrieval, HNSW scan, the new vector candidates' signals, cosines of the
+    // lexical candidates, topic labels, the best candidates' tool vectors.
+    expect(statements).toHaveLength(8);
+    expect(statements.some((s) => s.statement.includes('unnest($') && s.statement.includes('AS cand(identifier)'))).toBe(true);
     expect(statements.some((s) => s.statement.includes('FROM tag_vectors'))).toBe(true);
     expect(statements.some((s) => s.statement.includes('FROM tool_vectors'))).toBe(true);
     for (const s of statements) expect(s.name).toBe(preparedStatementName(s.statement));

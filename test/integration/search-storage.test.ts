@@ -191,9 +191,9 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
     ['neo4j graph servers urn:air:github.com:neo4j-contrib', undefined],
     ['is https://github.com/microsoft/playwright-mcp better than github.com/executeautomation/mcp-playwright', undefined],
   ];
-  // With the query vector cached (prepareQuery computed it) the pipeline has it before the lexical retrieval is
-  // done (vector retrieval at once); a slow embedder gives the usual order (lexical candidates first, their
-  // cosines read beside the vector retrieval). Both orders must rank alike.
+  // With the query vector cached (prepareQuery computed it) the HNSW scan starts before the lexical retrieval is
+  // done; a slow embedder has the lexical candidates found first and the HNSW scan after them. Both orders must rank
+  // alike.
   const slow: QueryEmbedder = {
     ...embedder,
     embedOne: async (t) => {

@@ -3,7 +3,15 @@
 // never imports this module: it runs PRODUCTION_STAGES (pipeline.ts).
 import { dedupe, expandQuery } from '../query-text';
 import { correctionsAndCompletions, type QueryWordsStage } from './query-understanding';
-import { cosineLookup, lexicalRetrieval, namedRetrieval, POSTINGS_PER_LEXEME, SEMANTIC_FIELDS, vectorRetrieval } from './retrieval';
+import {
+  cosineLookup,
+  lexicalRetrieval,
+  namedRetrieval,
+  nearestEntries,
+  POSTINGS_PER_LEXEME,
+  SEMANTIC_FIELDS,
+  vectorSignals,
+} from './retrieval';
 import { calibrate, matchThreshold, MINIMUM_MATCHES, RELEVANCE_CUTOFF, type CalibrationStage } from './scoring';
 import { semanticSignal } from './signals';
 import { topicLabels } from './topic-labels';
@@ -53,7 +61,8 @@ export function ablatedStages(ablations: RankingAblations): RankingStages {
     needTexts: ablations.needs === false ? () => [] : ablations.impliedNeeds === false ? clauseNeedTexts : PRODUCTION_STAGES.needTexts,
     queryWords: ablatedQueryWords(ablations.expansions !== false, ablations.corrections !== false),
     lexicalRetrieval: lexical ? lexicalRetrieval(ablations.postingsPerLexeme ?? POSTINGS_PER_LEXEME, fields) : async () => [],
-    vectorRetrieval: vectorRetrieval(fields),
+    nearestEntries: nearestEntries(fields),
+    vectorSignals: vectorSignals(fields),
     cosineLookup: semantic ? cosineLookup(fields) : async () => [],
     namedRetrieval: namedRetrieval(fields),
     toolCosines: semantic && ablations.toolVectors !== false ? PRODUCTION_STAGES.toolCosines : async () => new Map(),

@@ -2,8 +2,9 @@
 // (the matched set): one definition, one cutoff (ARD §7.3). Its stages are RankingStages; production runs
 // PRODUCTION_STAGES, the benchmark's ablations (ablations.ts) swap some of them.
 //
-// Pipelined: the lexical retrieval runs in PostgreSQL while the query is embedded, then the vector retrieval
-// and the lexical candidates' cosines run side by side on two connections, with the topic labels.
+// Pipelined: the lexical retrieval runs in PostgreSQL while the query is embedded, the HNSW scan beside it once the
+// embedding is known, then the new vector candidates' signals and the lexical candidates' cosines side by side on
+// two connections, with the topic labels.
 import type { Kysely } from 'kysely';
 import { cjkGloss } from '../../catalog/cjk-glossary';
 import type { Database } from '../../db/schema';
@@ -23,18 +24,19 @@ import {
   lexicalRetrieval,
   mergeSignals,
   namedRetrieval,
+  nearestEntries,
   TOOL_CANDIDATES,
   toolCosineLookup,
   POSTINGS_PER_LEXEME,
   SEMANTIC_FIELDS,
-  vectorRetrieval,
+  vectorSignals,
   type CandidateSignals,
   type CosineLookup,
   type ToolCosineLookup,
   type LexicalRetrieval,
   type NamedRetrieval,
-  type SignalRow,
-  type VectorRetrieval,
+  type NearestEntries,
+  type VectorSignals,
 } from './retrieval';
 import {
   applyTypeWeights,
@@ -60,7 +62,9 @@ export interface RankingStages {
   /** Query understanding: the words as typed, their expansions, corrections and completions. */
   queryWords: QueryWordsStage;
   lexicalRetrieval: LexicalRetrieval;
-  vectorRetrieval: VectorRetrieval;
+  /** The vector retrieval: the nearest entries' identifiers, then the signals of those no other statement scored. */
+  nearestEntries: NearestEntries;
+  vectorSignals: VectorSignals;
   cosineLookup: CosineLookup;
   namedRetrieval: NamedRetrieval;
   /** The best candidates' nearest tool vectors, which raise their cosine (withToolCosine). */
@@ -76,7 +80,8 @@ export const PRODUCTION_STAGES: RankingStages = {
   needTexts,
   queryWords,
   lexicalRetrieval: lexicalRetrieval(POSTINGS_PER_LEXEME, SEMANTIC_FIELDS),
-  vectorRetrieval: vectorRetrieval(SEMANTIC_FIELDS),
+  nearestEntries: nearestEntries(SEMANTIC_FIELDS),
+  vectorSignals: vectorSignals(SEMANTIC_FIELDS),
   cosineLookup: cosineLookup(SEMANTIC_FIELDS),
   namedRetrieval: namedRetrieval(SEMANTIC_FIELDS),
   toolCosines: toolCosineLookup,
@@ -170,29 +175,29 @@ async function matchNeed(deps: RankingDeps, need: string, filter: NormalisedFilt
   };
   const lexicalRows = clock.time(() => stages.lexicalRetrieval(db, lexical, filter, null));
   lexicalRows.catch(() => undefined);
-  // Usually the lexical retrieval is done first. When the embedding is (a cached query vector: a repeated
-  // query, the next page), the vector retrieval starts at once instead of waiting for it.
-  const embeddedFirst = await Promise.race([embedding.then(() => true), lexicalRows.then(() => false)]);
   const q: PreparedQuery = { ...lexical, vector: await embedding, readable: embedder.readableShare?.(readableText) ?? 1 };
+  // The HNSW scan needs the vector alone: it runs while the lexical retrieval does (usually still running then).
+  const nearest = clock.time(() => stages.nearestEntries(db, q, filter));
+  nearest.catch(() => undefined);
   const namedRows = clock.time(() => stages.namedRetrieval(db, q, filter));
   namedRows.catch(() => undefined);
   const topics = clock.time(() => stages.topicLabels(db, q));
   topics.catch(() => undefined);
-  let rows: SignalRow[];
-  if (embeddedFirst) {
-    const [lexicalFound, vectorRows] = await Promise.all([lexicalRows, clock.time(() => stages.vectorRetrieval(db, q, filter, []))]);
-    const scored = new Set(vectorRows.map((r) => r.identifier));
-    const unscored = lexicalFound.map((r) => r.identifier).filter((id) => !scored.has(id));
-    rows = [...lexicalFound, ...vectorRows, ...(await clock.time(() => stages.cosineLookup(db, q, unscored)))];
-  } else {
-    // Both cores are free again: the new vector candidates and the lexical candidates' cosines run at the same time.
-    const lexicalFound = await lexicalRows;
-    const known = lexicalFound.map((r) => r.identifier);
-    const [vectorRows, cosineRows] = await clock.time(() =>
-      Promise.all([stages.vectorRetrieval(db, q, filter, known), stages.cosineLookup(db, q, known)]),
-    );
-    rows = [...lexicalFound, ...vectorRows, ...cosineRows];
-  }
+  const [lexicalFound, nearestFound] = await Promise.all([lexicalRows, nearest]);
+  const known = lexicalFound.map((r) => r.identifier);
+  const lexicalIds = new Set(known);
+  // The new vector candidates' signals and the lexical candidates' cosines at the same time, on two connections.
+  const [vectorRows, cosineRows] = await clock.time(() =>
+    Promise.all([
+      stages.vectorSignals(
+        db,
+        q,
+        nearestFound.filter((id) => !lexicalIds.has(id)),
+      ),
+      stages.cosineLookup(db, q, known),
+    ]),
+  );
+  const rows = [...lexicalFound, ...vectorRows, ...cosineRows];
   rows.push(...(await namedRows));
   const labels = await topics;
   const candidates = await clock.time(() => withToolCosines(db, stages, q, mergeSignals(rows), labels));
@@ -268,7 +273,7 @@ async function scoreCandidates(
 async function unfilteredCandidates(db: Kysely<Database>, stages: RankingStages, q: PreparedQuery): Promise<CandidateSignals[]> {
   const [lexicalRows, vectorRows, namedRows] = await Promise.all([
     stages.lexicalRetrieval(db, q, [], q),
-    stages.vectorRetrieval(db, q, [], []),
+    stages.nearestEntries(db, q, []).then((identifiers) => stages.vectorSignals(db, q, identifiers)),
     stages.namedRetrieval(db, q, []),
   ]);
   return mergeSignals([...lexicalRows, ...vectorRows, ...namedRows]);

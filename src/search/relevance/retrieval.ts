@@ -1,8 +1,9 @@
 // The retrieval statements: each finds candidates (filter applied inside the retrieval, not after a cut) or
 // completes their signals, and every one returns the same columns (signalColumns, SignalRow):
 // - lexical: the entries with the best BM25 postings of the query's rare lexemes, with their lexical signal;
-// - vector: the HNSW nearest entries to the query embedding, with their cosine and lexical signal;
-// - cosines: the cosine of candidates the lexical retrieval found before the embedding was known;
+// - nearest: the identifiers of the HNSW nearest entries to the query embedding (beside the lexical retrieval);
+// - vector signals: the cosine and lexical signal of the nearest entries the lexical retrieval did not find;
+// - cosines: the cosine of the candidates the lexical retrieval found (it runs before the embedding is known);
 // - named: the entries the query names by identifier (or a prefix of one) or by web address.
 // mergeSignals makes one candidate of all its rows. toolCosineLookup reads, for the best candidates, the tool
 // vector nearest the query (tool_vectors), which raises their cosine (pipeline.ts, withToolCosine).
@@ -87,13 +88,13 @@ export type LexicalRetrieval = (
   filter: NormalisedFilter,
   embedded: PreparedQuery | null,
 ) => Promise<SignalRow[]>;
-/** The vector retrieval, leaving out the `known` candidates (whose cosines CosineLookup reads). */
-export type VectorRetrieval = (
-  db: Kysely<Database>,
-  q: PreparedQuery,
-  filter: NormalisedFilter,
-  known: readonly string[],
-) => Promise<SignalRow[]>;
+/**
+ * The vector retrieval's candidates: the identifiers of the entries nearest the query embedding (HNSW, the filter
+ * inside the scan). It needs the vector alone, so it runs beside the lexical retrieval.
+ */
+export type NearestEntries = (db: Kysely<Database>, q: PreparedQuery, filter: NormalisedFilter) => Promise<string[]>;
+/** The signals (entry, cosine, lexical) of vector candidates no other statement scored. */
+export type VectorSignals = (db: Kysely<Database>, q: PreparedQuery, identifiers: readonly string[]) => Promise<SignalRow[]>;
 /** The cosines of candidates found without them. */
 export type CosineLookup = (db: Kysely<Database>, q: PreparedQuery, identifiers: readonly string[]) => Promise<SignalRow[]>;
 /** The entries the query names. */
@@ -223,24 +224,27 @@ export function lexicalRetrieval(postingsPerLexeme: number, semanticFields: read
   };
 }
 
-/**
- * The vector candidates (the top CANDIDATES_PER_VECTOR_FIELD per retrieval field, filter inside the HNSW
- * scan) with their cosine over `semanticFields` and their lexical signals, except the `known` ones (lexical
- * candidates retrieved before the embedding was ready, whose signals the cosine lookup completes). The
- * retrieval fields are VECTOR_RETRIEVAL_FIELDS among `semanticFields` (all of them when it names none).
- */
-export function vectorRetrieval(semanticFields: readonly string[]): VectorRetrieval {
+/** The fields whose HNSW index retrieves candidates: VECTOR_RETRIEVAL_FIELDS among `semanticFields` (all of them when it names none). */
+function retrievalFieldsOf(semanticFields: readonly string[]): readonly string[] {
   const retrieving = semanticFields.filter((f) => VECTOR_RETRIEVAL_FIELDS.includes(f));
-  const retrievalFields = retrieving.length > 0 ? retrieving : semanticFields;
+  return retrieving.length > 0 ? retrieving : semanticFields;
+}
+
+/**
+ * The vector candidates: the top CANDIDATES_PER_VECTOR_FIELD entries per retrieval field (retrievalFieldsOf
+ * `semanticFields`), the filter inside the HNSW scan. Identifiers only: vectorSignals scores those the lexical
+ * retrieval, which runs at the same time, did not find.
+ */
+export function nearestEntries(semanticFields: readonly string[]): NearestEntries {
+  const retrievalFields = retrievalFieldsOf(semanticFields);
   if (retrievalFields.length === 0) return async () => [];
-  return async (db, q, filter, known) => {
+  return async (db, q, filter) => {
     const where = filterToSql(filter);
     const retrievals = retrievalFields.map(
       (field) => sql`(SELECT v.identifier FROM entry_vectors v JOIN entries e ON e.identifier = v.identifier
           WHERE v.model = ${sql.lit(q.model)} AND v.field = ${sql.lit(field)} AND e.deleted_at IS NULL AND ${where}
           ORDER BY ${embeddingColumnSql(q)} <=> ${vectorSql(q)} LIMIT ${CANDIDATES_PER_VECTOR_FIELD})`,
     );
-    const found = sql.join(retrievals, sql` UNION `);
     const prepared = filter.length === 0;
     // Filtered vector retrieval: let HNSW keep scanning until LIMIT rows pass the filter (pgvector 0.8). Without a
     // filter the statement's text is fixed: it is prepared and planned once per connection on its generic plan (which
@@ -254,14 +258,25 @@ export function vectorRetrieval(semanticFields: readonly string[]): VectorRetrie
       ...(prepared ? GENERIC_PLAN_SETTINGS : { plan_cache_mode: 'auto', jit: 'off' }),
     };
     const result = await withLocalSettings(db, settings, (trx) =>
-      sql<SignalRow>`${prepared ? PREPARED_STATEMENT : sql``}
-        WITH ${queryTermsSql(q)},
-        cand AS (SELECT f.identifier FROM (${found}) f WHERE f.identifier <> ALL(${[...known]}::text[])),
-        ${candidateEntries(sql`cand JOIN entries e ON e.identifier = cand.identifier`)},
-        ${lexicalSignalCtes(q)}
-        SELECT ${signalColumns({ cosine: cosineSql(q, semanticFields), lexical: sql`coalesce(lx.lexical, 0)`, typedLexical: sql`coalesce(lx.typed_lexical, 0)` })}
-        FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(trx),
+      sql<{ identifier: string }>`${prepared ? PREPARED_STATEMENT : sql``}${sql.join(retrievals, sql` UNION `)}`.execute(trx),
     );
+    return result.rows.map((r) => r.identifier);
+  };
+}
+
+/**
+ * The vector candidates' signals: their entry, their cosine over `semanticFields` and their lexical signals
+ * (lexicalSignalCtes), for candidates nearestEntries found and the lexical retrieval did not.
+ */
+export function vectorSignals(semanticFields: readonly string[]): VectorSignals {
+  return async (db, q, identifiers) => {
+    if (identifiers.length === 0) return [];
+    const result = await sql<SignalRow>`${PREPARED_STATEMENT}
+      WITH ${queryTermsSql(q)},
+      ${candidateEntries(sql`unnest(${[...identifiers]}::text[]) AS cand(identifier) JOIN entries e ON e.identifier = cand.identifier`)},
+      ${lexicalSignalCtes(q)}
+      SELECT ${signalColumns({ cosine: cosineSql(q, semanticFields), lexical: sql`coalesce(lx.lexical, 0)`, typedLexical: sql`coalesce(lx.typed_lexical, 0)` })}
+      FROM ce AS e LEFT JOIN lx ON lx.identifier = e.identifier`.execute(db);
     return result.rows;
   };
 }
