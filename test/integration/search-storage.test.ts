@@ -14,8 +14,10 @@ import {
   confidentScores,
   toScore,
   urlKeySql,
+  PRODUCTION_STAGES,
   type Match,
   type QueryEmbedder,
+  type RankingStages,
 } from '../../src/search/relevance';
 import { urlKey } from '../../src/search/query-text';
 import { entriesOfPage } from '../../src/search/search-service';
@@ -229,6 +231,51 @@ describe('matchText (lexical retrieval while the query is embedded)', () => {
     for (const m of matches) expect(m.cosine).toBeCloseTo(best.get(m.identifier) as number, 5);
     // Some entries owe their cosine to the description vector: the scoring field is in use.
     expect(exact.rows.some((r) => r.description !== null && Number(r.description) > Number(r.doc))).toBe(true);
+  });
+
+  it('starts the HNSW scan beside the lexical retrieval and scores only the nearest entries it did not find (decision 0045)', async () => {
+    const text = 'send a message to a slack channel';
+    const expected = await matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined));
+    let scanStarted!: () => void;
+    const scanning = new Promise<void>((resolve) => (scanStarted = resolve));
+    let lexicalFound: string[] = [];
+    let scored: readonly string[] = [];
+    const stages: RankingStages = {
+      ...PRODUCTION_STAGES,
+      // The lexical rows are held back until the scan has started: a pipeline that waited for them first never ends.
+      lexicalRetrieval: async (...args) => {
+        const rows = await PRODUCTION_STAGES.lexicalRetrieval(...args);
+        await scanning;
+        lexicalFound = rows.map((r) => r.identifier);
+        return rows;
+      },
+      nearestEntries: (...args) => {
+        scanStarted();
+        return PRODUCTION_STAGES.nearestEntries(...args);
+      },
+      vectorSignals: (db, q, identifiers) => {
+        scored = identifiers;
+        return PRODUCTION_STAGES.vectorSignals(db, q, identifiers);
+      },
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const waitedForLexical = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error('the HNSW scan waited for the lexical retrieval')), 10_000);
+    });
+    try {
+      const matches = await Promise.race([
+        matchText({ db: demo.db, embedder }, text, normaliseFilter(undefined), stages),
+        waitedForLexical,
+      ]);
+      expect(matches.map((m) => [m.identifier, m.relevance.toFixed(12)])).toEqual(
+        expected.map((m) => [m.identifier, m.relevance.toFixed(12)]),
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    expect(lexicalFound.length).toBeGreaterThan(10);
+    expect(scored.length).toBeGreaterThan(0);
+    expect(scored.filter((id) => lexicalFound.includes(id))).toEqual([]);
   });
 
   it('reports the embedding and the SQL time to its observer', async () => {
