@@ -11,7 +11,7 @@ import { createSearchService } from '../../src/search/search-service';
 import { createPageTokenCodec } from '../../src/search/paging';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
 
-// The search statements without a filter are prepared once per connection, and the vector statement runs
+// The search statements without a filter are prepared once per connection, and the HNSW scan runs
 // on a generic plan (docs/performance.md). One pooled connection, so pg_prepared_statements sees them all.
 const demo = useDemoCorpusDatabase();
 const model = new UseLiteEmbedder();
@@ -41,7 +41,7 @@ async function prepared(): Promise<Prepared[]> {
 }
 
 describe('prepared search statements', () => {
-  it('prepares the unfiltered search statements once and plans the vector and vocabulary statements generically', async () => {
+  it('prepares the unfiltered search statements once and plans the HNSW scan and the vocabulary lookup generically', async () => {
     const texts = [
       'send a message to a slack channel',
       'kubernets pods',

@@ -3,8 +3,8 @@
 // PRODUCTION_STAGES, the benchmark's ablations (ablations.ts) swap some of them.
 //
 // Pipelined: the lexical retrieval runs in PostgreSQL while the query is embedded, the HNSW scan beside it once the
-// embedding is known, then the new vector candidates' signals and the lexical candidates' cosines side by side on
-// two connections, with the topic labels.
+// embedding is known (with the named entries and the topic labels), then the new vector candidates' signals and the
+// lexical candidates' cosines side by side: each on its own pooled connection.
 import type { Kysely } from 'kysely';
 import { cjkGloss } from '../../catalog/cjk-glossary';
 import type { Database } from '../../db/schema';
