@@ -355,7 +355,11 @@ export async function runSearchBench(): Promise<void> {
         `${recall100.recall.toFixed(3)} / ${recall200.recall.toFixed(3)}`,
         `target >= 0.95 at the search path's ef_search (HNSW_EF_SEARCH = ${HNSW_EF_SEARCH})`,
       ],
-      ['process RSS (server + load generator, in-process)', `${rss.toFixed(0)} MB`, 'target < 600 MB'],
+      [
+        'process RSS (server + load generator, in-process)',
+        `${rss.toFixed(0)} MB`,
+        'target < 600 MB for the registry alone: bench:load spawns it',
+      ],
     ]);
   } finally {
     await registry.stop();
