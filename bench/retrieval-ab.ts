@@ -12,7 +12,10 @@
 import path from 'node:path';
 import { connectDatabase } from '../src/db/connect';
 import * as here from '../src/search/relevance';
-import type { QueryEmbedder } from '../src/search/relevance';
+import type { Kysely } from 'kysely';
+import type { Database } from '../src/db/schema';
+import type { NormalisedFilter } from '../src/search/query-filter';
+import type { PreparedQuery, QueryEmbedder, RankingStages, SignalRow } from '../src/search/relevance';
 import { databaseUrl } from '../test/helpers/test-database';
 import {
   backendPids,
@@ -39,18 +42,18 @@ function listKeys(matches: Array<{ identifier: string; relevance: number }>): { 
   return { exact: JSON.stringify(rows), tiesAside: JSON.stringify(sorted) };
 }
 
-type Stages = Relevance['PRODUCTION_STAGES'];
-type Args<F> = F extends (...args: infer A) => unknown ? A : never;
-
 /**
  * A checkout's vector statements for the candidates the lexical one did not find (`known`): the nearest entries, then
  * their signals; a checkout before that split ran them as one `vectorRetrieval(db, q, filter, known)` stage.
  */
 async function vectorStatements(
-  stages: Stages,
-  ...[db, q, filter, known]: [...Args<Stages['nearestEntries']>, readonly string[]]
-): Promise<Awaited<ReturnType<Stages['vectorSignals']>>> {
-  const joined = (stages as { vectorRetrieval?: (...args: unknown[]) => ReturnType<Stages['vectorSignals']> }).vectorRetrieval;
+  stages: RankingStages,
+  db: Kysely<Database>,
+  q: PreparedQuery,
+  filter: NormalisedFilter,
+  known: readonly string[],
+): Promise<SignalRow[]> {
+  const joined = (stages as { vectorRetrieval?: (...args: unknown[]) => Promise<SignalRow[]> }).vectorRetrieval;
   if (joined) return joined(db, q, filter, known);
   const leftOut = new Set(known);
   const nearest = await stages.nearestEntries(db, q, filter);

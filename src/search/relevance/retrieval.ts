@@ -224,19 +224,14 @@ export function lexicalRetrieval(postingsPerLexeme: number, semanticFields: read
   };
 }
 
-/** The fields whose HNSW index retrieves candidates: VECTOR_RETRIEVAL_FIELDS among `semanticFields` (all of them when it names none). */
-function retrievalFieldsOf(semanticFields: readonly string[]): readonly string[] {
-  const retrieving = semanticFields.filter((f) => VECTOR_RETRIEVAL_FIELDS.includes(f));
-  return retrieving.length > 0 ? retrieving : semanticFields;
-}
-
 /**
- * The vector candidates: the top CANDIDATES_PER_VECTOR_FIELD entries per retrieval field (retrievalFieldsOf
- * `semanticFields`), the filter inside the HNSW scan. Identifiers only: vectorSignals scores those the lexical
- * retrieval, which runs at the same time, did not find.
+ * The vector candidates: the top CANDIDATES_PER_VECTOR_FIELD entries per retrieval field (VECTOR_RETRIEVAL_FIELDS
+ * among `semanticFields`, all of them when it names none), the filter inside the HNSW scan. Identifiers only:
+ * vectorSignals scores those the lexical retrieval, which runs at the same time, did not find.
  */
 export function nearestEntries(semanticFields: readonly string[]): NearestEntries {
-  const retrievalFields = retrievalFieldsOf(semanticFields);
+  const retrieving = semanticFields.filter((f) => VECTOR_RETRIEVAL_FIELDS.includes(f));
+  const retrievalFields = retrieving.length > 0 ? retrieving : semanticFields;
   if (retrievalFields.length === 0) return async () => [];
   return async (db, q, filter) => {
     const where = filterToSql(filter);
