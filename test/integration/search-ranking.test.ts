@@ -210,6 +210,21 @@ describe('implied needs (docs/relevance.md "Several needs")', () => {
   });
 });
 
+describe('the steps of a short text (docs/relevance.md "Several needs")', () => {
+  it('"post a message in slack and then create a jira ticket": an entry for each step before a second one for either', async () => {
+    const deps = { db: registry.ctx.db, embedder: registry.ctx.embedder };
+    const text = 'post a message in slack and then create a jira ticket';
+    const top3 = async (stages = ablatedStages({})) => (await matchText(deps, text, [], stages)).slice(0, 3).map((m) => m.identifier);
+    const jira = ['urn:air:mcp.atlassian.com:mcp:atlassian-remote', 'urn:air:github.com:sooperset:mcp-atlassian'];
+    const slack = 'urn:air:github.com:korotovsky:slack-mcp-server';
+    const steps = await top3();
+    expect(steps).toContain(slack);
+    expect(steps.some((id) => jira.includes(id))).toBe(true);
+    // One ranking of all its words leaves Jira off the first three.
+    expect((await top3(ablatedStages({ needs: false }))).some((id) => jira.includes(id))).toBe(false);
+  });
+});
+
 describe('an entry that says it is archived or deprecated (SEARCH_ARCHIVED_DEMOTION, docs/relevance.md)', () => {
   it('ranks below an active entry doing the same job, and at its own rank with the demotion off', async () => {
     const withDemotion = await search('sqlite');

@@ -48,8 +48,21 @@ describe('need texts: a text that asks for several things', () => {
     expect(clauseNeedTexts('please summarise the paper in /root/pdf/WebArena.pdf for me in five short bullet points')).toEqual([]);
   });
 
-  it(`keeps a text of fewer than ${MIN_SPLIT_WORDS} words whole`, () => {
+  it(`keeps a text of fewer than ${MIN_SPLIT_WORDS} words whole unless it says "then"`, () => {
     expect(needTexts('check why CI failed on my PR and comment on it')).toEqual([]);
+    expect(needTexts('find flights to Rome, book a hotel near the station')).toEqual([]);
+    expect(needTexts('微博热搜。知乎热榜')).toEqual([]);
+  });
+
+  it(`splits a text of fewer than ${MIN_SPLIT_WORDS} words at "then" / "and then" (its steps) and nowhere else`, () => {
+    expect(needTexts('post a message in slack and then create a jira ticket')).toEqual(['post a message in slack', 'create a jira ticket']);
+    expect(needTexts('if the build fails, then notify me on slack')).toEqual(['if the build fails', 'notify me on slack']);
+    // A step of fewer than three words joins the one after it; "and" inside a step does not split it.
+    expect(needTexts('fetch the page then summarise it then email it to me')).toEqual(['fetch the page', 'summarise it email it to me']);
+    expect(needTexts('read the csv and the json then plot a chart')).toEqual(['read the csv and the json', 'plot a chart']);
+    expect(needTexts('查一下北京的天气然后发一封邮件给我')).toEqual(['查一下北京的天气', '发一封邮件给我']);
+    // No implied need in a short text, and "then" opening it divides nothing.
+    expect(needTexts('then save it to /root/notes/x.md')).toEqual([]);
   });
 
   it('joins a clause of fewer than three words to the one after it, the last one to the one before', () => {

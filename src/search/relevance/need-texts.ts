@@ -20,10 +20,11 @@ export const MAX_NEEDS = 4;
 export const MIN_NEED_WORDS = 3;
 
 /**
- * A text of fewer words than this is one need: a short text's needs fit in one ranking of its words ("check why
- * CI failed on my PR and comment on it"), and each need costs a pipeline run. At 12, 44 of the repo sets' 254
- * texts are split (71 at any length) and 77 of LiveMCPBench's 95: the repo set's figures stay as they were and the
- * 10k p50 moves less (docs/decisions/0031-several-needs.md).
+ * A text of fewer words than this is split only where it says its steps come one after another ("then": STEP_BREAK):
+ * a short text's needs otherwise fit in one ranking of its words ("check why CI failed on my PR and comment on it"),
+ * and each need costs a pipeline run. At 12, 44 of the repo sets' 254 texts are split at every break (71 at any
+ * length) and 77 of LiveMCPBench's 95: the repo set's figures stay as they were and the 10k p50 moves less
+ * (docs/decisions/0031-several-needs.md).
  */
 export const MIN_SPLIT_WORDS = 12;
 
@@ -36,6 +37,10 @@ const SENTENCE_END = /(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+/u;
 // Between clauses: a comma (not in a number: "15,000"; with the connectives that follow it), "and then" / "then" /
 // "and" between words, or 然后 / 接着 / 并且 ("then", "next", "and also") after a Chinese character.
 const CLAUSE_BREAK = /(?<!\p{N})[,，]\s*(?:(?:and then|and|then)\s+)?|\s+(?:and then|then|and)\s+|(?<=\p{Script=Han})(?:然后|接着|并且)/iu;
+
+// Between the steps of a short text: "then" / "and then" after a word or a comma, 然后 / 接着 ("then", "next") after
+// a Chinese character. Not "and" or a comma alone, which join the parts of one need as often as two needs.
+const STEP_BREAK = /(?:[,，]\s*|\s+)(?:and then|then)\s+|(?<=\p{Script=Han})(?:然后|接着)/iu;
 
 /** An implied need: the form in a task's text that implies it, and the need's text, ranked like a clause's. */
 interface ImpliedNeed {
@@ -87,24 +92,31 @@ export function impliedNeeds(text: string): string[] {
   return IMPLIED_NEEDS.filter((implied) => implied.form.test(text)).map((implied) => implied.need);
 }
 
-/** The clauses' needs and the implied ones of a text of MIN_SPLIT_WORDS words or more. */
-export const needTexts: NeedTextsStage = (text) => (longEnoughToSplit(text) ? [...severalClauses(text), ...impliedNeeds(text)] : []);
+/** The clauses' needs and the implied ones of a text of MIN_SPLIT_WORDS words or more; a shorter text's steps. */
+export const needTexts: NeedTextsStage = (text) =>
+  longEnoughToSplit(text) ? [...severalClauses(text), ...impliedNeeds(text)] : steps(text);
 
 /** The clauses' needs alone (the benchmark's `- implied needs`). */
-export const clauseNeedTexts: NeedTextsStage = (text) => (longEnoughToSplit(text) ? severalClauses(text) : []);
+export const clauseNeedTexts: NeedTextsStage = (text) => (longEnoughToSplit(text) ? severalClauses(text) : steps(text));
 
-/** A text of MIN_SPLIT_WORDS words or more: shorter ones ask for one thing. */
+/** A text of MIN_SPLIT_WORDS words or more: a shorter one is split at its steps alone (STEP_BREAK). */
 function longEnoughToSplit(text: string): boolean {
   return tokenize(text).length >= MIN_SPLIT_WORDS;
 }
 
-/** The text's clauses as needs (MIN_NEED_WORDS, MAX_NEEDS); [] when it asks for one thing. */
+/** The text's clauses as needs; [] when it asks for one thing. */
 function severalClauses(text: string): string[] {
-  const clauses = text
-    .split(SENTENCE_END)
-    .flatMap((sentence) => sentence.split(CLAUSE_BREAK))
-    .map((c) => c.trim())
-    .filter((c) => tokenize(c).length > 0);
+  return asNeeds(text.split(SENTENCE_END).flatMap((sentence) => sentence.split(CLAUSE_BREAK)));
+}
+
+/** A short text's steps as needs (STEP_BREAK); [] when it names one. */
+function steps(text: string): string[] {
+  return asNeeds(text.split(STEP_BREAK));
+}
+
+/** Parts of a text as needs (MIN_NEED_WORDS, MAX_NEEDS); [] when they make one. */
+function asNeeds(parts: string[]): string[] {
+  const clauses = parts.map((c) => c.trim()).filter((c) => tokenize(c).length > 0);
   const needs: string[] = [];
   let pending = '';
   for (const clause of clauses) {
