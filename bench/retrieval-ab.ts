@@ -56,12 +56,8 @@ async function vectorStatements(
   const joined = (stages as { vectorRetrieval?: (...args: unknown[]) => Promise<SignalRow[]> }).vectorRetrieval;
   if (joined) return joined(db, q, filter, known);
   const leftOut = new Set(known);
-  const nearest = await stages.nearestEntries(db, q, filter);
-  return stages.vectorSignals(
-    db,
-    q,
-    nearest.filter((id) => !leftOut.has(id)),
-  );
+  const newNearest = (await stages.nearestEntries(db, q, filter)).filter((id) => !leftOut.has(id));
+  return stages.vectorSignals(db, q, newNearest);
 }
 
 async function main(): Promise<void> {

@@ -186,16 +186,10 @@ async function matchNeed(deps: RankingDeps, need: string, filter: NormalisedFilt
   const [lexicalFound, nearestFound] = await Promise.all([lexicalRows, nearest]);
   const known = lexicalFound.map((r) => r.identifier);
   const lexicalIds = new Set(known);
+  const newNearest = nearestFound.filter((id) => !lexicalIds.has(id));
   // The new vector candidates' signals and the lexical candidates' cosines at the same time, on two connections.
   const [vectorRows, cosineRows] = await clock.time(() =>
-    Promise.all([
-      stages.vectorSignals(
-        db,
-        q,
-        nearestFound.filter((id) => !lexicalIds.has(id)),
-      ),
-      stages.cosineLookup(db, q, known),
-    ]),
+    Promise.all([stages.vectorSignals(db, q, newNearest), stages.cosineLookup(db, q, known)]),
   );
   const rows = [...lexicalFound, ...vectorRows, ...cosineRows];
   rows.push(...(await namedRows));
