@@ -1,4 +1,5 @@
-// The retrieval statements and the pipeline of two checkouts side by side on one database, in one process:
+// The retrieval statements and the pipeline of two checkouts side by side on one database, in one process, each on
+// its own checkout's connections (their session settings are part of the code compared):
 // for each labelled query, this checkout's and the other's lexical statement, vector statement and matchText,
 // which goes first alternating from query to query, so both meet the same load. Prints their p50 / p95 / mean,
 // and whether they agree: the largest difference of a candidate's lexical signals, candidate sets that differ,
@@ -72,8 +73,12 @@ async function main(): Promise<void> {
     embed: (t) => model.embed(t),
     embedOne: async (t) => (await model.embed([t]))[0],
   };
-  const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
-  const db = handle.db;
+  // Each side on its own checkout's connections: the session settings they start with are part of the code compared.
+  const connectThere = (await import(path.resolve(other, 'src/db/connect.ts'))) as { connectDatabase: typeof connectDatabase };
+  const handles = {
+    other: await connectThere.connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' }),
+    here: await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' }),
+  };
   const sides = { other: there, here } as const;
   const times = Object.fromEntries(
     Object.keys(sides).map((side) => [side, { lexical: [] as number[], vector: [] as number[], matchText: [] as number[] }]),
@@ -86,14 +91,15 @@ async function main(): Promise<void> {
   const loadAtStart = loadAverage();
   try {
     const queries = [];
-    for (const q of filteredLabelledQueries()) queries.push({ ...q, prepared: await here.prepareQuery(db, embedder, q.text) });
+    for (const q of filteredLabelledQueries()) queries.push({ ...q, prepared: await here.prepareQuery(handles.here.db, embedder, q.text) });
     for (let r = 0; r < runs; r++) {
       for (const [i, q] of queries.entries()) {
         const order = (i + r) % 2 === 0 ? (['other', 'here'] as const) : (['here', 'other'] as const);
         const signals: Record<string, Map<string, [number, number]>> = {};
         const lists: Record<string, { exact: string; tiesAside: string }> = {};
-        const pids = await backendPids(db);
         for (const side of order) {
+          const db = handles[side].db;
+          const pids = await backendPids(db);
           let cpu = cpuMs(pids);
           const stages = sides[side].PRODUCTION_STAGES;
           let started = performance.now();
@@ -154,7 +160,8 @@ async function main(): Promise<void> {
         `ranked lists differing ${listsDiffering} of ${count} (${listsDifferingInTiesOnly} of them in the order of equal relevances only)\n`,
     );
   } finally {
-    await handle.close();
+    await handles.other.close();
+    await handles.here.close();
     await model.close();
   }
 }

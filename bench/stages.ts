@@ -10,7 +10,9 @@ import fs from 'node:fs';
 import { connectDatabase } from '../src/db/connect';
 import { normaliseFilter } from '../src/search/query-filter';
 import { matchText, prepareQuery, PRODUCTION_STAGES, type QueryEmbedder, type RankingStages } from '../src/search/relevance';
-import { createSearchService } from '../src/search/search-service';
+import { matchedTools } from '../src/search/matched-tools';
+import { collapseProducts } from '../src/search/product-collapse';
+import { createSearchService, entriesOfPage } from '../src/search/search-service';
 import { createPageTokenCodec } from '../src/search/paging';
 import { databaseUrl } from '../test/helpers/test-database';
 import { bundledModel, filteredLabelledQueries, loadAverage, PRODUCTION_RANKING, percentile, printTable } from './bench-util';
@@ -68,6 +70,13 @@ async function main(): Promise<void> {
     'prepareQuery (words, terms, embedding)': [],
     'matchText (the pipeline)': [],
     'rank (the pipeline + every matched entry)': [],
+    'search (the pipeline + the first page, as POST /search)': [],
+  };
+  // What search() adds after the pipeline, each on the list matchText just returned.
+  const tail: Record<string, number[]> = {
+    '  collapseProducts': [],
+    '  entriesOfPage (10)': [],
+    '  matchedTools (10)': [],
   };
   const pipeline: Record<string, number[]> = {};
   const stages = timedStages(pipeline);
@@ -92,6 +101,18 @@ async function main(): Promise<void> {
           matchText({ db: handle.db, embedder, ...PRODUCTION_RANKING }, text, q.filter, stages),
         );
         await timedCall(stage['rank (the pipeline + every matched entry)'], () => search.rank(text, q.filter));
+        await timedCall(stage['search (the pipeline + the first page, as POST /search)'], () =>
+          search.search({ text: `${text} y`, filter: Object.fromEntries(q.filter.map((f) => [f.path, f.values])), pageSize: 10 }),
+        );
+        const { matches: kept, collapsed } = await timedCall(tail['  collapseProducts'], () => collapseProducts(handle.db, matches));
+        const page = await timedCall(tail['  entriesOfPage (10)'], () => entriesOfPage(handle.db, kept, 0, 10, collapsed));
+        await timedCall(tail['  matchedTools (10)'], () =>
+          matchedTools(
+            handle.db,
+            text,
+            page.map((p) => p.entry.identifier),
+          ),
+        );
         if (r === 0) snapshot[q.id] = matches.map((m) => [m.identifier, Number(m.relevance.toFixed(9))]);
         const done = stage.embedding.length;
         if (done % 50 === 0) process.stderr.write(`  ${done} queries\n`);
@@ -103,7 +124,13 @@ async function main(): Promise<void> {
   printTable(`stages over ${name}, ${stage.embedding.length} queries (ms), load average ${loadAtStart} → ${loadAverage()}`, [
     ['stage', 'p50', 'p95'],
     ...Object.entries(stage)
-      .flatMap(([k, v]) => (k.startsWith('matchText') ? [[k, v] as const, ...Object.entries(pipeline)] : [[k, v] as const]))
+      .flatMap(([k, v]) =>
+        k.startsWith('matchText')
+          ? [[k, v] as const, ...Object.entries(pipeline)]
+          : k.startsWith('search')
+            ? [[k, v] as const, ...Object.entries(tail)]
+            : [[k, v] as const],
+      )
       .map(([k, v]) => [k, percentile(v, 50).toFixed(1), percentile(v, 95).toFixed(1)]),
   ]);
   const file = arg('--snapshot');
