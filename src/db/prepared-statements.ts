@@ -36,18 +36,19 @@ export class PreparingClient extends pg.Client {
 
 /**
  * Runs `work` in a transaction whose statements run with `settings` (set_config, transaction-local like SET LOCAL,
- * all in one round trip before `work`).
+ * all in one round trip before `work`). Given a transaction, in it: the settings then hold until it ends.
  */
 export async function withLocalSettings<T>(
   db: Kysely<Database>,
   settings: Readonly<Record<string, string>>,
   work: (db: Kysely<Database>) => Promise<T>,
 ): Promise<T> {
-  return db.transaction().execute(async (trx) => {
+  const apply = async (trx: Kysely<Database>) => {
     const calls = Object.entries(settings).map(([name, value]) => sql`set_config(${name}, ${value}, true)`);
     await sql`SELECT ${sql.join(calls)}`.execute(trx);
     return work(trx);
-  });
+  };
+  return db.isTransaction ? apply(db) : db.transaction().execute(apply);
 }
 
 /**

@@ -148,15 +148,21 @@ export async function entriesMissingVectors(
 /** The graph options of every HNSW index (db/migrations/0008_hnsw_graph.sql measured them: recall@10 0.978 at ef_search 100). */
 export const HNSW_INDEX_OPTIONS = 'm = 24, ef_construction = 128';
 
-/** A partial HNSW index per (model, retrieval field), on the expression search orders by. */
+/**
+ * A partial HNSW index per (model, retrieval field), on the expression search orders by; and one of the model's tag
+ * vectors, which the topic labels scan beyond TOPIC_POPULATION live tags (migration 0026 made the bundled model's).
+ */
 async function ensureVectorIndex(db: Kysely<Database>, model: Embedder): Promise<void> {
   const safe = model.id
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .slice(0, 40);
+  const embedding = sql`(embedding::vector(${sql.raw(String(model.dimensions))})) vector_cosine_ops`;
   for (const field of INDEXED_VECTOR_FIELDS) {
     await sql`CREATE INDEX IF NOT EXISTS ${sql.raw(`entry_vectors_${safe}_${field}_hnsw`)} ON entry_vectors
-      USING hnsw ((embedding::vector(${sql.raw(String(model.dimensions))})) vector_cosine_ops) WITH (${sql.raw(HNSW_INDEX_OPTIONS)})
+      USING hnsw (${embedding}) WITH (${sql.raw(HNSW_INDEX_OPTIONS)})
       WHERE model = ${sql.lit(model.id)} AND field = ${sql.lit(field)}`.execute(db);
   }
+  await sql`CREATE INDEX IF NOT EXISTS ${sql.raw(`tag_vectors_${safe}_hnsw`)} ON tag_vectors
+    USING hnsw (${embedding}) WITH (${sql.raw(HNSW_INDEX_OPTIONS)}) WHERE model = ${sql.lit(model.id)}`.execute(db);
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { getSetting } from '../../src/db/settings';
 import { ACTIVE_MODEL_SETTING, EmbeddingModels, entriesMissingVectors } from '../../src/embedding/model-switch';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
@@ -54,6 +55,11 @@ describe('re-embedding on a model change, without downtime', () => {
     expect(models.embedder.dimensions).toBe(32);
     expect(await getSetting(database.db, ACTIVE_MODEL_SETTING)).toBe('hash-new-32');
     expect(await entriesMissingVectors(database.db, 'hash-new-32', 100)).toEqual([]);
+    // The new model's HNSW indexes: its doc vectors', and its tag vectors' (topic labels beyond TOPIC_POPULATION tags).
+    const indexes = await sql<{ indexname: string }>`SELECT indexname FROM pg_indexes WHERE indexname LIKE '%hash_new_32%'`.execute(
+      database.db,
+    );
+    expect(indexes.rows.map((r) => r.indexname).sort()).toEqual(['entry_vectors_hash_new_32_doc_hnsw', 'tag_vectors_hash_new_32_hnsw']);
     const after = await prepareQuery(database.db, models.embedder, 'late calendar');
     expect(after.model).toBe('hash-new-32');
     expect(after.vector.length).toBe(32);

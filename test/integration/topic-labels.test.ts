@@ -13,8 +13,11 @@ import {
   prepareQuery,
   RELEVANCE_CUTOFF,
   semanticAgreement,
+  everyLiveTagLabels,
+  sampledTopicLabels,
   TOPIC_MAX_LABELS,
   TOPIC_MIN_LABELS,
+  TOPIC_POPULATION,
   TOPIC_Z_FLOOR,
   topicBoost,
   topicLabels,
@@ -184,6 +187,46 @@ describe('topic labels', () => {
       })
       .catch((error: Error) => expect(error.message).toBe('rolled back'));
     expect((await topicLabels(demo.db, q)).size).toBeGreaterThan(0);
+  });
+
+  it('beyond TOPIC_POPULATION live tags are read from a sample and an HNSW scan, close to reading them all (migration 0026)', async () => {
+    const q = await prepareQuery(demo.db, embedder, 'will I need an umbrella in Oslo tomorrow');
+    const exactBefore = await everyLiveTagLabels(demo.db, q);
+    expect(await topicLabels(demo.db, q)).toEqual(exactBefore);
+    const indexes = await sql<{
+      indexname: string;
+    }>`SELECT indexname FROM pg_indexes WHERE tablename IN ('tag_vectors', 'facet_value_counts')`.execute(demo.db);
+    expect(indexes.rows.map((r) => r.indexname)).toEqual(
+      expect.arrayContaining(['tag_vectors_use_lite_512_hnsw', 'facet_value_counts_live_tags_sample_idx']),
+    );
+    await demo.db
+      .transaction()
+      .execute(async (trx) => {
+        // More live tags than TOPIC_POPULATION: a copy of each live tag's vector under another name ("zz-copy-" sorts
+        // after every tag of the corpus, so a copy never wins a tie), held by one entry as far as the counts say.
+        const live = (await liveTags()).length;
+        const copies = TOPIC_POPULATION + 1 - live + 50;
+        await sql`INSERT INTO tag_vectors (model, tag, embedding)
+          SELECT model, 'zz-copy-' || tag, embedding FROM tag_vectors t
+          WHERE model = ${model.id} AND EXISTS (SELECT 1 FROM facet_value_counts f WHERE f.field = 'tags' AND f.value = t.tag AND f.entries > 0)
+          ORDER BY tag LIMIT ${copies}`.execute(trx);
+        await sql`INSERT INTO facet_value_counts (field, value, entries)
+          SELECT 'tags', tag, 1 FROM tag_vectors WHERE model = ${model.id} AND tag LIKE 'zz-copy-%'`.execute(trx);
+        const exact = await everyLiveTagLabels(trx, q);
+        const sampled = await topicLabels(trx, q);
+        // The production stage took the sampled statement (prepared on this transaction's connection).
+        const prepared = await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`.execute(trx);
+        expect(prepared.rows.some((r) => r.statement.includes('ORDER BY md5(f.value)'))).toBe(true);
+        expect(sampled).toEqual(await sampledTopicLabels(trx, q));
+        expect([...exact.keys()]).toContain('weather-api');
+        expect([...sampled.keys()]).toContain('weather-api');
+        expect([...sampled.keys()][0]).toBe([...exact.keys()][0]);
+        const shared = [...exact.keys()].filter((tag) => sampled.has(tag));
+        expect(shared.length).toBeGreaterThanOrEqual(Math.ceil(0.8 * exact.size));
+        for (const tag of shared) expect(Math.abs(sampled.get(tag)! - exact.get(tag)!)).toBeLessThan(0.5);
+        throw new Error('rolled back');
+      })
+      .catch((error: Error) => expect(error.message).toBe('rolled back'));
   });
 
   it('an off-topic query gets no label that lifts anything over the cutoff', async () => {
