@@ -1,4 +1,4 @@
-// Topic labels as tags grow with the entries (migration 0026, docs/performance.md "Topic labels at scale"): the
+// Topic labels as tags grow with the entries (migration 0026, decision 0047): the
 // production stage, the labels read from every live tag (its statement before 0026) and the sampled labels, side by
 // side over the same query vectors, on the search bench's database and on a copy of it holding BENCH_TAGS (50,000)
 // more live tags: two words of its tags joined ("weather-calendar"), each embedded by the model as ingestion embeds a
