@@ -1,5 +1,5 @@
 // The retrieval statements and the pipeline of two checkouts side by side on one database, in one process, each on
-// its own checkout's connections (their session settings are part of the code compared):
+// its own checkout's connections (how connectDatabase opens them is part of the code compared):
 // for each labelled query, this checkout's and the other's lexical statement, vector statement and matchText,
 // which goes first alternating from query to query, so both meet the same load. Prints their p50 / p95 / mean,
 // and whether they agree: the largest difference of a candidate's lexical signals, candidate sets that differ,
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     embed: (t) => model.embed(t),
     embedOne: async (t) => (await model.embed([t]))[0],
   };
-  // Each side on its own checkout's connections: the session settings they start with are part of the code compared.
+  // Each side on its own checkout's connections: how connectDatabase opens them is part of the code compared.
   const connectThere = (await import(path.resolve(other, 'src/db/connect.ts'))) as { connectDatabase: typeof connectDatabase };
   const handles = {
     other: await connectThere.connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' }),

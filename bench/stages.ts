@@ -1,8 +1,10 @@
 // Stage profile of the production ranking over an existing database (read only): the embedding, prepareQuery,
 // matchText and rank, and inside matchText each statement stage of the pipeline per call (they overlap: the
 // embedding runs beside the lexical retrieval, the vector retrieval beside the cosines, named entries and topic
-// labels). And a snapshot of every ranked list so a latency change can be checked to leave ranking untouched
-// (diff two snapshots).
+// labels); then search() as POST /search runs it (a new text, its first page of 10), and what it adds after the
+// pipeline, each on the list matchText returned: the product collapse (its key cache empty), the page's entries and
+// their matched tools. And a snapshot of every ranked list so a latency change can be checked to leave ranking
+// untouched (diff two snapshots).
 //   npx tsx bench/stages.ts <database> [--snapshot FILE] [--runs N]
 // Queries: the labelled sets (bench/relevance/*.json; Alexandria ones with its type filter). The embedder
 // is uncached, so every query pays for its embedding, as a new query text does in production.
