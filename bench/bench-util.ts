@@ -14,6 +14,7 @@ import { ingestManifest, type IngestDeps, type WriteStageTimings } from '../src/
 import type { RankingDeps } from '../src/search/relevance';
 import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filter';
 import { ALEXANDRIA_MEDIA_TYPE } from '../src/alexandria/mapping';
+import { adminQuery } from '../test/helpers/test-database';
 
 const DEFAULTS = envToConfig(readEnv({}));
 
@@ -78,6 +79,17 @@ export async function timeEach<T>(items: readonly T[], work: (item: T) => Promis
     ms.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
   return ms;
+}
+
+/** A command-line option's value (`--name value`); undefined when it is not given. */
+export function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+/** Whether the test database's PostgreSQL server (TEST_DATABASE_URL) holds a database of this name. */
+export async function databaseExists(name: string): Promise<boolean> {
+  return ((await adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0) > 0;
 }
 
 export function percentile(values: number[], p: number): number {

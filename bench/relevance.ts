@@ -54,7 +54,7 @@ import { loadQueryVocabulary, type QueryVocabulary } from '../src/search/query-v
 import { matchedTools } from '../src/search/matched-tools';
 import { collapseProducts, ProductKeyCache } from '../src/search/product-collapse';
 import { createSearchService, entriesOfPage } from '../src/search/search-service';
-import { bundledModel, PRODUCTION_RANKING, timeEach } from './bench-util';
+import { argValue, bundledModel, databaseExists, PRODUCTION_RANKING, timeEach } from './bench-util';
 import { benchSignals, type Ranked } from './relevance-signals';
 import { PlainBm25 } from './plain-bm25';
 import { parseProductGlossary, type ProductGlossary } from '../src/catalog/product-glossary';
@@ -120,11 +120,6 @@ interface Ranker {
 function argFlag(name: string): boolean {
   return process.argv.includes(name);
 }
-function argValue(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
 function hashInputs(extra: string): string {
   const hash = createHash('sha256').update(extra);
   const walk = (p: string) => {
@@ -147,10 +142,6 @@ function hashInputs(extra: string): string {
     'src/alexandria/mapping.ts',
   ].forEach(walk);
   return hash.digest('hex').slice(0, 10);
-}
-
-async function databaseExists(name: string): Promise<boolean> {
-  return ((await adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0) > 0;
 }
 
 function alexandriaManifest(): unknown {

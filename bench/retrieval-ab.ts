@@ -19,6 +19,7 @@ import type { NormalisedFilter } from '../src/search/query-filter';
 import type { PreparedQuery, QueryEmbedder, RankingStages, SignalRow } from '../src/search/relevance';
 import { databaseUrl } from '../test/helpers/test-database';
 import {
+  argValue,
   backendPids,
   bundledModel,
   cpuMs,
@@ -30,11 +31,6 @@ import {
 } from './bench-util';
 
 type Relevance = typeof here;
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 /** A ranked list as identifiers with relevances; sorted by (relevance, identifier) it ignores the order of ties. */
 function listKeys(matches: Array<{ identifier: string; relevance: number }>): { exact: string; tiesAside: string } {
@@ -65,7 +61,7 @@ async function main(): Promise<void> {
   const [name, other] = process.argv.slice(2);
   if (!name || !other || name.startsWith('--')) throw new Error('usage: tsx bench/retrieval-ab.ts <database> <other checkout> [--runs N]');
   const there = (await import(path.resolve(other, 'src/search/relevance/index.ts'))) as Relevance;
-  const runs = Number(arg('--runs') ?? 2);
+  const runs = Number(argValue('--runs') ?? 2);
   const { embedder: model } = await bundledModel();
   const embedder: QueryEmbedder = {
     id: model.id,

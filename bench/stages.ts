@@ -17,12 +17,7 @@ import { collapseProducts } from '../src/search/product-collapse';
 import { createSearchService, entriesOfPage } from '../src/search/search-service';
 import { createPageTokenCodec } from '../src/search/paging';
 import { databaseUrl } from '../test/helpers/test-database';
-import { bundledModel, filteredLabelledQueries, loadAverage, PRODUCTION_RANKING, percentile, printTable } from './bench-util';
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
+import { argValue, bundledModel, filteredLabelledQueries, loadAverage, PRODUCTION_RANKING, percentile, printTable } from './bench-util';
 
 /** `work()`, its wall time pushed onto `into` (also when it throws). */
 async function timedCall<R>(into: number[], work: () => Promise<R>): Promise<R> {
@@ -65,7 +60,7 @@ async function main(): Promise<void> {
   };
   const queries = filteredLabelledQueries();
   const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
-  const runs = Number(arg('--runs') ?? 1);
+  const runs = Number(argValue('--runs') ?? 1);
   const loadAtStart = loadAverage();
   const stage: Record<string, number[]> = {
     embedding: [],
@@ -135,7 +130,7 @@ async function main(): Promise<void> {
       )
       .map(([k, v]) => [k, percentile(v, 50).toFixed(1), percentile(v, 95).toFixed(1)]),
   ]);
-  const file = arg('--snapshot');
+  const file = argValue('--snapshot');
   if (file) fs.writeFileSync(file, JSON.stringify(snapshot, null, 1));
 }
 

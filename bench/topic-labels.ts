@@ -19,14 +19,10 @@ import type { Embedder } from '../src/embedding/embedder';
 import { tagLabelText } from '../src/embedding/tag-vectors';
 import { toVectorLiteral } from '../src/db/vector-literal';
 import { adminQuery, databaseUrl } from '../test/helpers/test-database';
-import { bundledModel, labelledQueries, loadAverage, percentile, printTable } from './bench-util';
+import { argValue, bundledModel, databaseExists, labelledQueries, loadAverage, percentile, printTable } from './bench-util';
 
 const TEMPLATE = 'ard_bench_search_10000';
 const ADDED_TAGS = Number(process.env.BENCH_TAGS ?? 50_000);
-
-async function databaseExists(name: string): Promise<boolean> {
-  return ((await adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0) > 0;
-}
 
 /**
  * TEMPLATE with ADDED_TAGS more live tags, built once under a temporary name and renamed when complete: two words of
@@ -77,31 +73,46 @@ async function ensureManyTags(name: string, embedder: Embedder): Promise<void> {
   await adminQuery(`ALTER DATABASE ${building} RENAME TO ${name}`);
 }
 
-async function liveTagsOf(name: string): Promise<Set<string>> {
-  const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
-  try {
-    const rows = await sql<{ value: string }>`SELECT value FROM facet_value_counts WHERE field = 'tags' AND entries > 0`.execute(handle.db);
-    return new Set(rows.rows.map((r) => r.value));
-  } finally {
-    await handle.close();
-  }
-}
-
-async function liveTagCount(db: Kysely<Database>): Promise<number> {
-  const rows = await sql<{ n: string }>`SELECT count(*) AS n FROM facet_value_counts WHERE field = 'tags' AND entries > 0`.execute(db);
-  return Number(rows.rows[0].n);
+/** The live tags (some live entry holds them). */
+async function liveTags(db: Kysely<Database>): Promise<Set<string>> {
+  const rows = await sql<{ value: string }>`SELECT value FROM facet_value_counts WHERE field = 'tags' AND entries > 0`.execute(db);
+  return new Set(rows.rows.map((r) => r.value));
 }
 
 type Labels = Map<string, number>;
+type VectorQuery = Parameters<typeof topicLabels>[1];
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
+/** How far sampled labels stand from every live tag's, over many queries; `counts` picks the tags that count. */
+class Agreement {
+  sameFirst = 0;
+  queries = 0;
+  labels = 0;
+  kept = 0;
+  added = 0;
+  readonly dz: number[] = [];
+  constructor(private readonly counts: (tag: string) => boolean = () => true) {}
+
+  add(every: Labels, sampled: Labels): void {
+    this.queries++;
+    if ([...every.keys()][0] === [...sampled.keys()][0]) this.sameFirst++;
+    for (const [tag, z] of every) {
+      if (!this.counts(tag)) continue;
+      this.labels++;
+      if (!sampled.has(tag)) continue;
+      this.kept++;
+      this.dz.push(Math.abs(sampled.get(tag)! - z));
+    }
+    this.added += [...sampled.keys()].filter((tag) => this.counts(tag) && !every.has(tag)).length;
+  }
+
+  zDifference(): string {
+    return this.dz.length ? `${percentile(this.dz, 50).toFixed(3)} / ${percentile(this.dz, 95).toFixed(3)}` : '-';
+  }
 }
 
 async function main(): Promise<void> {
-  const sample = arg('--sample');
-  if (sample) return agreementOnly(arg('--database') ?? TEMPLATE, Number(sample));
+  const sample = argValue('--sample');
+  if (sample) return agreementOnly(argValue('--database') ?? TEMPLATE, Number(sample));
   if (!(await databaseExists(TEMPLATE))) throw new Error(`${TEMPLATE} is missing: npm run bench -- search builds it`);
   const many = `ard_bench_topic_labels_${ADDED_TAGS}`;
   const { embedder } = await bundledModel();
@@ -113,23 +124,24 @@ async function main(): Promise<void> {
   const loadAtStart = loadAverage();
   const rows: string[][] = [];
   const agreement: string[][] = [];
-  const templateTags = await liveTagsOf(TEMPLATE);
+  // The template's own tags, read on the first database (the template), are the ones the agreement counts.
+  let templateTags = new Set<string>();
   for (const name of [TEMPLATE, many]) {
     const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
     try {
+      const live = await liveTags(handle.db);
+      if (name === TEMPLATE) templateTags = live;
       const stages = {
-        production: (q: Parameters<typeof topicLabels>[1]) => topicLabels(handle.db, q),
-        'every live tag': (q: Parameters<typeof topicLabels>[1]) => everyLiveTagLabels(handle.db, q),
-        sampled: (q: Parameters<typeof topicLabels>[1]) => sampledTopicLabels(handle.db, q),
+        production: (q: VectorQuery) => topicLabels(handle.db, q),
+        'every live tag': (q: VectorQuery) => everyLiveTagLabels(handle.db, q),
+        sampled: (q: VectorQuery) => sampledTopicLabels(handle.db, q),
       };
       const names = Object.keys(stages) as Array<keyof typeof stages>;
       const ms = Object.fromEntries(names.map((n) => [n, [] as number[]]));
-      let sameFirst = 0;
-      let ownShared = 0;
-      let ownEvery = 0;
-      const dz: number[] = [];
+      const own = templateTags;
+      const tally = new Agreement((tag) => own.has(tag));
       for (const [i, vector] of vectors.entries()) {
-        const q = { model: embedder.id, dimensions: embedder.dimensions, vector } as Parameters<typeof topicLabels>[1];
+        const q: VectorQuery = { model: embedder.id, dimensions: embedder.dimensions, vector } as VectorQuery;
         const out: Partial<Record<keyof typeof stages, Labels>> = {};
         // Which statement goes first rotates from query to query.
         for (let k = 0; k < names.length; k++) {
@@ -138,26 +150,10 @@ async function main(): Promise<void> {
           out[stage] = await stages[stage](q);
           ms[stage].push(performance.now() - started);
         }
-        const every = out['every live tag']!;
-        const sampled = out.sampled!;
-        if ([...every.keys()][0] === [...sampled.keys()][0]) sameFirst++;
-        for (const [tag, z] of every) {
-          if (!templateTags.has(tag)) continue;
-          ownEvery++;
-          if (sampled.has(tag)) {
-            ownShared++;
-            dz.push(Math.abs(sampled.get(tag)! - z));
-          }
-        }
+        tally.add(out['every live tag']!, out.sampled!);
       }
-      const tags = await liveTagCount(handle.db);
-      for (const n of names) rows.push([name, String(tags), n, percentile(ms[n], 50).toFixed(1), percentile(ms[n], 95).toFixed(1)]);
-      agreement.push([
-        name,
-        `${sameFirst} / ${vectors.length}`,
-        `${ownShared} / ${ownEvery}`,
-        dz.length ? `${percentile(dz, 50).toFixed(3)} / ${percentile(dz, 95).toFixed(3)}` : '-',
-      ]);
+      for (const n of names) rows.push([name, String(live.size), n, percentile(ms[n], 50).toFixed(1), percentile(ms[n], 95).toFixed(1)]);
+      agreement.push([name, `${tally.sameFirst} / ${tally.queries}`, `${tally.kept} / ${tally.labels}`, tally.zDifference()]);
     } finally {
       await handle.close();
     }
@@ -178,33 +174,15 @@ async function agreementOnly(name: string, sample: number): Promise<void> {
   const { embedder } = await bundledModel();
   const vectors = await embedder.embed(labelledQueries().map((q) => q.text));
   const handle = await connectDatabase({ databaseUrl: databaseUrl(name), dataDir: '' });
-  let sameFirst = 0;
-  let kept = 0;
-  let labels = 0;
-  let extra = 0;
-  const dz: number[] = [];
+  const tally = new Agreement();
   try {
     for (const vector of vectors) {
-      const q = { model: embedder.id, dimensions: embedder.dimensions, vector } as Parameters<typeof topicLabels>[1];
-      const every = await everyLiveTagLabels(handle.db, q);
-      const sampled = await sampledTopicLabels(handle.db, q, sample);
-      if ([...every.keys()][0] === [...sampled.keys()][0]) sameFirst++;
-      for (const [tag, z] of every) {
-        labels++;
-        if (!sampled.has(tag)) continue;
-        kept++;
-        dz.push(Math.abs(sampled.get(tag)! - z));
-      }
-      extra += [...sampled.keys()].filter((tag) => !every.has(tag)).length;
+      const q = { model: embedder.id, dimensions: embedder.dimensions, vector } as VectorQuery;
+      tally.add(await everyLiveTagLabels(handle.db, q), await sampledTopicLabels(handle.db, q, sample));
     }
-    printTable(`a sample of ${sample} of ${await liveTagCount(handle.db)} live tags in ${name}, ${vectors.length} texts`, [
+    printTable(`a sample of ${sample} of ${(await liveTags(handle.db)).size} live tags in ${name}, ${vectors.length} texts`, [
       ['same first label', 'labels kept', 'labels added', '|z difference| p50 / p95'],
-      [
-        `${sameFirst} / ${vectors.length}`,
-        `${kept} / ${labels}`,
-        String(extra),
-        `${percentile(dz, 50).toFixed(3)} / ${percentile(dz, 95).toFixed(3)}`,
-      ],
+      [`${tally.sameFirst} / ${tally.queries}`, `${tally.kept} / ${tally.labels}`, String(tally.added), tally.zDifference()],
     ]);
   } finally {
     await handle.close();

@@ -49,15 +49,22 @@ type VectorQuery = Pick<PreparedQuery, 'model' | 'vector' | 'dimensions'>;
 export const topicLabels: TopicLabelsStage = async (db, q) =>
   (await liveTagsBeyond(db, TOPIC_POPULATION)) ? sampledTopicLabels(db, q) : everyLiveTagLabels(db, q);
 
+/** A live tag: some live entry holds it (facet_value_counts as `f`). */
+const LIVE_TAG = sql`f.field = 'tags' AND f.entries > 0`;
+
+/** The cosine of the query with the tag vector `t`. */
+function tagCosine(q: VectorQuery): RawBuilder<unknown> {
+  return sql`1 - (${embeddingColumnSql(q, 't')} <=> ${vectorSql(q)})`;
+}
+
 /** The labels from every live tag's cosine: one read of them all. */
 export function everyLiveTagLabels(db: Kysely<Database>, q: VectorQuery): Promise<Map<string, number>> {
-  const cosine = sql`1 - (${embeddingColumnSql(q, 't')} <=> ${vectorSql(q)})`;
   return labelsOf(
     db,
     sql`
     WITH c AS MATERIALIZED (
-      SELECT t.tag, ${cosine} AS cosine
-      FROM tag_vectors t JOIN facet_value_counts f ON f.field = 'tags' AND f.value = t.tag AND f.entries > 0
+      SELECT t.tag, ${tagCosine(q)} AS cosine
+      FROM tag_vectors t JOIN facet_value_counts f ON f.value = t.tag AND ${LIVE_TAG}
       WHERE t.model = ${q.model}),
     s AS (SELECT avg(cosine) AS mean, stddev_pop(cosine) AS sd, count(*) AS n FROM c)`,
   );
@@ -69,7 +76,7 @@ export function everyLiveTagLabels(db: Kysely<Database>, q: VectorQuery): Promis
  * nearest the query (the model's HNSW index of tag vectors, migration 0026 or a model switch).
  */
 export function sampledTopicLabels(db: Kysely<Database>, q: VectorQuery, sample = TOPIC_POPULATION): Promise<Map<string, number>> {
-  const cosine = sql`1 - (${embeddingColumnSql(q, 't')} <=> ${vectorSql(q)})`;
+  const cosine = tagCosine(q);
   // Literals, so the generic plan of the prepared statement can use the model's partial HNSW index.
   const model = sql.lit(q.model);
   return withLocalSettings(db, { 'hnsw.ef_search': String(HNSW_EF_SEARCH) }, (trx) =>
@@ -78,13 +85,12 @@ export function sampledTopicLabels(db: Kysely<Database>, q: VectorQuery, sample 
       sql`
     WITH sample AS MATERIALIZED (
       SELECT ${cosine} AS cosine
-      FROM (SELECT f.value FROM facet_value_counts f WHERE f.field = 'tags' AND f.entries > 0
-            ORDER BY md5(f.value) LIMIT ${sql.lit(sample)}) f
+      FROM (SELECT f.value FROM facet_value_counts f WHERE ${LIVE_TAG} ORDER BY md5(f.value) LIMIT ${sql.lit(sample)}) f
       JOIN tag_vectors t ON t.model = ${model} AND t.tag = f.value),
     s AS (SELECT avg(cosine) AS mean, stddev_pop(cosine) AS sd, count(*) AS n FROM sample),
     c AS (
       SELECT t.tag, ${cosine} AS cosine
-      FROM tag_vectors t JOIN facet_value_counts f ON f.field = 'tags' AND f.value = t.tag AND f.entries > 0
+      FROM tag_vectors t JOIN facet_value_counts f ON f.value = t.tag AND ${LIVE_TAG}
       WHERE t.model = ${model}
       ORDER BY ${embeddingColumnSql(q, 't')} <=> ${vectorSql(q)} LIMIT ${sql.lit(TOPIC_MAX_LABELS)})`,
     ),
@@ -108,12 +114,13 @@ async function liveTagsBeyond(db: Kysely<Database>, limit: number): Promise<bool
   const known = liveTagCounts.get(db);
   if (known && Date.now() - known.at < LIVE_TAG_COUNT_TTL_MS) return (await known.count) > limit;
   const count = sql<{ n: string }>`
-    SELECT count(*) AS n FROM (SELECT 1 FROM facet_value_counts WHERE field = 'tags' AND entries > 0 LIMIT ${limit + 1}) l`
+    SELECT count(*) AS n FROM (SELECT 1 FROM facet_value_counts f WHERE ${LIVE_TAG} LIMIT ${limit + 1}) l`
     .execute(db)
     .then((r) => Number(r.rows[0].n));
-  liveTagCounts.set(db, { at: Date.now(), count });
+  const entry = { at: Date.now(), count };
+  liveTagCounts.set(db, entry);
   // A failed count is read again by the next query, not kept for the TTL.
-  count.catch(() => liveTagCounts.delete(db));
+  count.catch(() => liveTagCounts.get(db) === entry && liveTagCounts.delete(db));
   return (await count) > limit;
 }
 
