@@ -2,6 +2,9 @@
 // embeds, so a first start stores them instead of computing them (src/embedding/prebuilt-vectors.ts).
 // Run after changing the demo corpus, the product glossary or how entry texts are built:
 //   npm run build:demo-vectors
+// Texts already in the file keep their vectors; after changing how the model computes (its graph, the default
+// EMBEDDING_PRECISION), re-embed every text:
+//   npm run build:demo-vectors -- --all
 import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 import { readPrebuiltVectors, writePrebuiltVectors } from '../src/embedding/prebuilt-vectors';
 import { demoCorpusEmbeddingTexts } from '../src/ingest/demo-corpus-texts';
@@ -9,8 +12,9 @@ import { DEMO_VECTORS_FILE } from '../src/ingest/demo-corpus';
 
 async function main(): Promise<void> {
   const texts = await demoCorpusEmbeddingTexts();
-  const embedder = new UseLiteEmbedder({ runtime: 'auto' });
-  const previous = readPrebuiltVectors(DEMO_VECTORS_FILE, embedder);
+  // The default precision on onnxruntime, as a registry computes its vectors.
+  const embedder = new UseLiteEmbedder({ runtime: 'onnxruntime' });
+  const previous = process.argv.includes('--all') ? null : readPrebuiltVectors(DEMO_VECTORS_FILE, embedder);
   const vectors = new Map<string, number[]>();
   const missing = texts.filter((text) => {
     const known = previous?.get(text);

@@ -15,6 +15,10 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 export const EMBEDDING_RUNTIMES = ['auto', 'onnxruntime', 'tfjs'] as const;
 export type EmbeddingRuntime = (typeof EMBEDDING_RUNTIMES)[number];
 
+/** How the bundled model's dense layers compute on onnxruntime (src/embedding/use-lite-graph.ts, decision 0048). */
+export const EMBEDDING_PRECISIONS = ['int8', 'float32'] as const;
+export type EmbeddingPrecision = (typeof EMBEDDING_PRECISIONS)[number];
+
 export interface RegistryConfig {
   port: number;
   host: string;
@@ -78,6 +82,8 @@ export interface RegistryConfig {
   embeddingModelDir: string | null;
   /** The bundled model's runtime: onnxruntime-node (native, the default) or TF.js (WASM). */
   embeddingRuntime: EmbeddingRuntime;
+  /** The bundled model's dense layers on onnxruntime: int8 (default, ~3× faster) or float32 (TF.js's vectors to ~1e-6). */
+  embeddingPrecision: EmbeddingPrecision;
   /** Time limit of one text's tokenizing and embedding on the bundled model's worker thread. */
   embeddingItemTimeoutMs: number;
   /**
@@ -388,6 +394,7 @@ const ENV_SCHEMA = z
     MAX_BODY_BYTES: integer(64 * 1024, 1024, 10 * 1024 * 1024),
     EMBEDDING_MODEL_DIR: optionalText(),
     EMBEDDING_RUNTIME: oneOf(EMBEDDING_RUNTIMES, 'auto'),
+    EMBEDDING_PRECISION: oneOf(EMBEDDING_PRECISIONS, 'int8'),
     EMBEDDING_ITEM_TIMEOUT_MS: integer(5000, 100, 600_000),
     TRUST_PROXY: integer(0, 0, 10),
     CRAWL_INTERVAL_SECONDS: integer(3600, 1, 30 * 86400),
@@ -502,6 +509,7 @@ export function envToConfig(env: Env): RegistryConfig {
     maxBodyBytes: e.MAX_BODY_BYTES,
     embeddingModelDir: e.EMBEDDING_MODEL_DIR,
     embeddingRuntime: e.EMBEDDING_RUNTIME,
+    embeddingPrecision: e.EMBEDDING_PRECISION,
     embeddingItemTimeoutMs: e.EMBEDDING_ITEM_TIMEOUT_MS,
     searchTypeWeights: e.SEARCH_TYPE_WEIGHTS,
     searchArchivedDemotion: e.SEARCH_ARCHIVED_DEMOTION,

@@ -251,12 +251,16 @@ async function embeddingModels(
   const useLite = new UseLiteEmbedder({
     runtime: config.embeddingRuntime,
     itemTimeoutMs: config.embeddingItemTimeoutMs,
+    precision: config.embeddingPrecision,
     onFallback: (error) =>
-      logger.warn({ err: error }, 'the bundled model runs on TF.js, ~4x slower per query: onnxruntime-node did not load'),
+      logger.warn({ err: error }, 'the bundled model runs on TF.js, ~10x slower per query: onnxruntime-node did not load'),
   });
   // Loaded at start: EMBEDDING_RUNTIME=onnxruntime without a working onnxruntime-node fails here, by name.
   const runtime = await useLite.runtime();
-  logger.info({ model: useLite.id, runtime }, 'bundled embedding model loaded');
+  logger.info(
+    { model: useLite.id, runtime, ...(runtime === 'onnxruntime' ? { precision: config.embeddingPrecision } : {}) },
+    'bundled embedding model loaded',
+  );
   const bundled = withQueryCache(useLite);
   const target = config.embeddingModelDir ? withQueryCache(await loadOnnxEmbedder(config.embeddingModelDir)) : null;
   const models = new EmbeddingModels(db, bundled, target);

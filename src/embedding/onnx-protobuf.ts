@@ -30,6 +30,7 @@ message NodeProto {
   optional string name = 3;
   optional string op_type = 4;
   repeated AttributeProto attribute = 5;
+  optional string domain = 7;
 }
 
 message ModelProto {
@@ -84,7 +85,11 @@ const ModelProto = protobuf.parse(ONNX_PROTO).root.lookupType('onnx.ModelProto')
 
 /** TensorProto.DataType values used here. */
 export const TENSOR_FLOAT = 1;
+export const TENSOR_INT8 = 3;
 export const TENSOR_INT64 = 7;
+
+/** onnxruntime's own operators (contrib ops: DynamicQuantizeMatMul and others), version 1 of their domain. */
+export const ONNXRUNTIME_DOMAIN = 'com.microsoft';
 
 /** AttributeProto.AttributeType values used here. */
 const ATTRIBUTE_FLOAT = 1;
@@ -118,6 +123,7 @@ export interface NodeProto {
   name: string;
   opType: string;
   attribute: AttributeProto[];
+  domain?: string;
 }
 
 /** ValueInfoProto: a named tensor of elemType with symbolic or fixed dimensions (a graph input or output). */
@@ -136,12 +142,19 @@ export const intAttribute = (name: string, value: number): AttributeProto => ({ 
 export const floatAttribute = (name: string, value: number): AttributeProto => ({ name, f: value, type: ATTRIBUTE_FLOAT });
 export const intsAttribute = (name: string, values: number[]): AttributeProto => ({ name, ints: values, type: ATTRIBUTE_INTS });
 
-/** NodeProto: op_type over named inputs to named outputs, in the default domain. */
-export function node(op: string, name: string, inputs: string[], outputs: string[], attributes: AttributeProto[] = []): NodeProto {
-  return { input: inputs, output: outputs, name, opType: op, attribute: attributes };
+/** NodeProto: op_type over named inputs to named outputs, in the default domain unless `domain` names another. */
+export function node(
+  op: string,
+  name: string,
+  inputs: string[],
+  outputs: string[],
+  attributes: AttributeProto[] = [],
+  domain?: string,
+): NodeProto {
+  return { input: inputs, output: outputs, name, opType: op, attribute: attributes, ...(domain ? { domain } : {}) };
 }
 
-/** ModelProto: ir_version 8 and the given opset of the default domain around one graph. */
+/** ModelProto: ir_version 8 and the given opset of the default domain (and onnxruntime's when a node uses it) around one graph. */
 export function model(
   graph: { name: string; nodes: NodeProto[]; initializers: TensorProto[]; inputs: ValueInfoProto[]; outputs: ValueInfoProto[] },
   producer: string,
@@ -151,7 +164,10 @@ export function model(
     irVersion: 8,
     producerName: producer,
     graph: { node: graph.nodes, name: graph.name, initializer: graph.initializers, input: graph.inputs, output: graph.outputs },
-    opsetImport: [{ domain: '', version: opset }],
+    opsetImport: [
+      { domain: '', version: opset },
+      ...(graph.nodes.some((n) => n.domain === ONNXRUNTIME_DOMAIN) ? [{ domain: ONNXRUNTIME_DOMAIN, version: 1 }] : []),
+    ],
   }).finish();
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

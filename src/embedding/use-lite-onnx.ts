@@ -2,7 +2,7 @@
 // model package ships, its tokenizer's segmentation in linear time (use-lite-tokenizer.ts), one sentence per
 // run. Tokenizing is JavaScript, in place: the longest input the model is given (4,096 characters,
 // model-input.ts) takes ~1 ms. onnxruntime-node's `run()` computes synchronously on the calling thread (inside a
-// setImmediate), ~90 µs per token, up to ~12 ms for the 128 tokens the model reads: the session runs on a
+// setImmediate), ~25 µs per token in int8 (~75-90 in float32), up to ~4 ms (~12) for the 128 tokens the model reads: the session runs on a
 // worker thread (`thread: 'worker'`, the default) with a time limit per sentence (EMBEDDING_ITEM_TIMEOUT_MS),
 // so the event loop only posts token ids and reads vectors back.
 import fs from 'node:fs';
@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { ModuleLoader } from './embedder';
 import { cutToModelInput, DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS } from './model-input';
 import { readUseLiteWeights, USE_LITE_MAX_TOKENS, useLiteOnnxModel } from './use-lite-graph';
+import type { EmbeddingPrecision } from '../config';
 import { encodeUseLite, type UseLiteTokenizerData } from './use-lite-tokenizer';
 import { ThreadWorker } from '../worker-thread';
 
@@ -50,7 +51,7 @@ export function useLiteModelDir(): string {
 /**
  * Sentences are embedded one run at a time, taking turns between callers, and a job of one text (a query)
  * goes ahead of the batches queued: a query that arrives while ingest batches of hundreds of texts are being
- * embedded (two crawls at once, say) waits for the one sentence in flight (~3-12 ms), not a sentence of each
+ * embedded (two crawls at once, say) waits for the one sentence in flight (~1-4 ms in int8), not a sentence of each
  * batch, nor a batch. One run at a time keeps the embedding on one core, beside PostgreSQL on the other:
  * a second session beside it was measured no faster on this 2-core machine (decision 0035).
  */
@@ -112,7 +113,7 @@ parentPort.on('message', ({ id, input }) => {
 /**
  * The session on a worker thread. A sentence past `itemTimeoutMs` fails by name and the worker finishes it (a native
  * run cannot be cut: terminating the worker mid-run aborts the process), so the next sentence waits behind it; a
- * sentence is at most 128 tokens, ~12 ms of one core.
+ * sentence is at most 128 tokens, ~4 ms of one core in int8 (~12 in float32).
  */
 function sessionOnWorkerThread(model: Uint8Array, itemTimeoutMs: number): SentenceRunner {
   const thread = new ThreadWorker(
@@ -130,6 +131,8 @@ export interface UseLiteOnnxOptions {
   thread?: 'worker' | 'main';
   /** Worker thread only: time limit of one sentence (EMBEDDING_ITEM_TIMEOUT_MS). */
   itemTimeoutMs?: number;
+  /** The dense layers in int8 (default) or float32 (EMBEDDING_PRECISION, use-lite-graph.ts). */
+  precision?: EmbeddingPrecision;
 }
 
 export class EmbedderClosedError extends Error {
@@ -157,7 +160,7 @@ export class UseLiteOnnx {
     const ort = (await loader(ONNX_RUNTIME_PACKAGE)) as OrtModule;
     const dir = useLiteModelDir();
     const tokenizer = await loadTokenizer(dir);
-    const model = useLiteOnnxModel(readUseLiteWeights(dir));
+    const model = useLiteOnnxModel(readUseLiteWeights(dir), options.precision);
     if (options.thread === 'main') return new UseLiteOnnx(await sessionOnThisThread(ort, model), tokenizer);
     const session = sessionOnWorkerThread(model, options.itemTimeoutMs ?? DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS);
     try {

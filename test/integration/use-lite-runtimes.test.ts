@@ -8,7 +8,8 @@ import { loadCorpusEntries } from '../helpers/corpus';
 
 // The bundled model on onnxruntime-node (the package's weights as an ONNX graph, src/embedding/use-lite-graph.ts)
 // must give the vectors of the package's own TF.js graph: both share the model id 'use-lite-512', so vectors
-// stored by one are compared with query vectors of the other.
+// stored by one are compared with query vectors of the other. In float32 they agree to ~1e-6; in int8 (the
+// default, decision 0048) to a cosine of 0.998 (the demo corpus: min 0.9985, median 0.9995; the test allows 0.997).
 const corpusTexts = (() => {
   const entries = loadCorpusEntries();
   // Every 8th entry of the demo corpus and Alexandria: ~100 entries, both fields (names, descriptions, tags).
@@ -30,9 +31,11 @@ const dot = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i]
 
 describe('the bundled model on onnxruntime-node', () => {
   const onnx = new UseLiteEmbedder({ runtime: 'onnxruntime' });
+  const float32 = new UseLiteEmbedder({ runtime: 'onnxruntime', precision: 'float32' });
   const tfjs = new UseLiteEmbedder({ runtime: 'tfjs', thread: 'main' });
   afterAll(async () => {
     await onnx.close();
+    await float32.close();
     await tfjs.close();
   });
 
@@ -41,21 +44,27 @@ describe('the bundled model on onnxruntime-node', () => {
     expect(await tfjs.runtime()).toBe('tfjs');
   });
 
-  it('gives the vectors of the TF.js graph, to 1e-5 per dimension, for corpus texts and edge cases', async () => {
+  it('in float32 gives the vectors of the TF.js graph, to 1e-5 per dimension; in int8 (the default) within cosine 0.997', async () => {
     const texts = [...corpusTexts, ...edgeTexts];
     expect(corpusTexts.length).toBeGreaterThan(150);
-    const [a, b] = await Promise.all([onnx.embed(texts), tfjs.embed(texts)]);
+    const [int8, a, b] = await Promise.all([onnx.embed(texts), float32.embed(texts), tfjs.embed(texts)]);
     expect(a).toHaveLength(texts.length);
     const worst = texts
       .map((text, i) => ({ text, difference: maxDifference(a[i], b[i]), cosine: dot(a[i], b[i]) }))
       .sort((x, y) => y.difference - x.difference)[0];
     expect(worst.difference).toBeLessThan(1e-5);
     expect(worst.cosine).toBeGreaterThan(0.99999);
-    for (const v of a) {
+    // int8 is not float32 computed another way: its vectors move (past 1e-3 in some dimension of most texts), but
+    // stay close enough to be searched against float32 vectors stored before (and TF.js's).
+    const cosines = texts.map((_, i) => dot(int8[i], b[i])).sort((x, y) => x - y);
+    expect(cosines[0]).toBeGreaterThan(0.997);
+    expect(cosines[Math.floor(cosines.length / 2)]).toBeGreaterThan(0.999);
+    expect(texts.filter((_, i) => maxDifference(int8[i], b[i]) > 1e-3).length).toBeGreaterThan(texts.length / 2);
+    for (const v of [...a, ...int8]) {
       expect(v).toHaveLength(512);
       expect(dot(v, v)).toBeCloseTo(1, 6);
     }
-  }, 300_000); // Two runtimes over ~200 texts: minutes when the 2 cores are shared.
+  }, 300_000); // Three models over ~200 texts: minutes when the 2 cores are shared.
 
   it('keeps only the first 128 tokens, as the TF.js graph does', async () => {
     const base = 'send a message to a slack channel and then '.repeat(30);

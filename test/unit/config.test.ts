@@ -42,6 +42,7 @@ describe('envToConfig', () => {
       maxBodyBytes: 65536,
       embeddingModelDir: null,
       embeddingRuntime: 'auto',
+      embeddingPrecision: 'int8',
       searchTypeWeights: { [ALEXANDRIA_MEDIA_TYPE]: 0.9 },
     });
     // config.ts spells the library's media type out (the config knows no domain module): the same string.
@@ -102,8 +103,10 @@ describe('envToConfig', () => {
       LOG_LEVEL: 'debug',
       DATABASE_PREPARED_STATEMENTS: 'false',
       EMBEDDING_RUNTIME: 'tfjs',
+      EMBEDDING_PRECISION: 'float32',
     });
     expect(config.embeddingRuntime).toBe('tfjs');
+    expect(config.embeddingPrecision).toBe('float32');
     expect(config.databasePreparedStatements).toBe(false);
     expect(config.loadDemoCorpus).toBe(false);
     expect(config.crawlAllowPrivate).toBe(true);
@@ -124,6 +127,7 @@ describe('envToConfig', () => {
     ['MAX_BODY_BYTES', '12', /MAX_BODY_BYTES must be between 1024/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got 'loud'/],
     ['EMBEDDING_RUNTIME', 'gpu', /EMBEDDING_RUNTIME must be one of auto, onnxruntime, tfjs; got 'gpu'/],
+    ['EMBEDDING_PRECISION', 'int4', /EMBEDDING_PRECISION must be one of int8, float32; got 'int4'/],
     ['LOAD_DEMO_CORPUS', 'maybe', /LOAD_DEMO_CORPUS must be true or false; got 'maybe'/],
     ['CRAWL_ALLOW_PRIVATE', '2', /CRAWL_ALLOW_PRIVATE must be true or false/],
     ['PUBLIC_URL', 'registry.example', /PUBLIC_URL must be an absolute http\(s\) URL; got 'registry.example'/],

@@ -4,6 +4,7 @@ import {
   intsAttribute,
   model,
   node,
+  ONNXRUNTIME_DOMAIN,
   tensor,
   tensorInfo,
   TENSOR_FLOAT,
@@ -66,5 +67,23 @@ describe('the ONNX protobuf writer', () => {
   it('hands back a Buffer over the encoded bytes', () => {
     expect(Buffer.isBuffer(bytes)).toBe(true);
     expect(bytes.length).toBe(162);
+  });
+
+  it("writes a node of onnxruntime's own operators with its domain, and imports that domain only when a node uses it", () => {
+    const graph = (domain?: string) => ({
+      name: 'g',
+      nodes: [node('DynamicQuantizeMatMul', 'q', ['x', 'w', 's'], ['y'], [], domain)],
+      initializers: [],
+      inputs: [tensorInfo('x', TENSOR_FLOAT, [1, 3])],
+      outputs: [tensorInfo('y', TENSOR_FLOAT, [1, 3])],
+    });
+    const domain = Buffer.from(ONNXRUNTIME_DOMAIN).toString('hex');
+    const contrib = model(graph(ONNXRUNTIME_DOMAIN), 'p', 17).toString('hex');
+    // In the node: field 7 (domain), 13 bytes. In the model: opset_import { domain, version 1 } after the default one.
+    expect(contrib).toContain(`3a0d${domain}`);
+    expect(contrib.endsWith(`42040a001011` + `42110a0d${domain}1001`)).toBe(true);
+    const plain = model(graph(), 'p', 17).toString('hex');
+    expect(plain).not.toContain(domain);
+    expect(plain.endsWith('42040a001011')).toBe(true);
   });
 });
