@@ -30,14 +30,21 @@ export const PRODUCTION_RANKING: Pick<RankingDeps, 'typeWeights' | 'entryStates'
 };
 
 /**
- * The bundled model on the runtime EMBEDDING_RUNTIME names (auto when unset), loaded and printed: the same
- * benchmark measures either runtime (EMBEDDING_RUNTIME=tfjs) on the same database.
+ * The bundled model on the runtime EMBEDDING_RUNTIME names (auto when unset) and, on onnxruntime, the precision
+ * EMBEDDING_PRECISION names (int8 when unset), loaded and printed: the same benchmark measures either runtime
+ * (EMBEDDING_RUNTIME=tfjs) or precision. `vectors` names what computed the vectors (TF.js is float32).
  */
-export async function bundledModel(): Promise<{ embedder: UseLiteEmbedder; runtime: 'onnxruntime' | 'tfjs' }> {
-  const embedder = new UseLiteEmbedder({ runtime: envToConfig(readEnv()).embeddingRuntime });
+export async function bundledModel(): Promise<{
+  embedder: UseLiteEmbedder;
+  runtime: 'onnxruntime' | 'tfjs';
+  vectors: 'int8' | 'float32';
+}> {
+  const config = envToConfig(readEnv());
+  const embedder = new UseLiteEmbedder({ runtime: config.embeddingRuntime, precision: config.embeddingPrecision });
   const runtime = await embedder.runtime();
-  console.log(`bundled model ${embedder.id} on ${runtime}`);
-  return { embedder, runtime };
+  const vectors = runtime === 'onnxruntime' ? config.embeddingPrecision : 'float32';
+  console.log(`bundled model ${embedder.id} on ${runtime}, ${vectors}`);
+  return { embedder, runtime, vectors };
 }
 
 export interface LabelledQuery {

@@ -1,6 +1,6 @@
 // Ingest speed: entries embedded and indexed per second through the one write path (ingestManifest →
-// writeEntries), what each stage costs per entry, and POST /search's latency while an ingest runs. Prints
-// figures; asserts nothing.
+// writeEntries), what each stage costs per entry, the model's time in int8 against float32 on the same texts
+// (decision 0048), and POST /search's latency while an ingest runs. Prints figures; asserts nothing.
 //   npm run bench:ingest                 (2,000 synthetic entries per run; BENCH_ENTRIES=500 for a short run)
 // The registry runs in this process on a new, empty database (the bench's entries only) with production
 // settings: the ingests use its context's database and embedder, as the crawler does, so a search's query
@@ -17,6 +17,9 @@ import { ENTRY_VECTOR_FIELDS, entryEmbeddingTexts } from '../src/embedding/entry
 import { cutToModelInput } from '../src/embedding/model-input';
 import { useLiteModelDir } from '../src/embedding/use-lite-onnx';
 import { encodeUseLite, type UseLiteTokenizerData } from '../src/embedding/use-lite-tokenizer';
+import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
+import type { Embedder } from '../src/embedding/embedder';
+import type { EmbeddingPrecision } from '../src/config';
 import { USE_LITE_MAX_TOKENS } from '../src/embedding/use-lite-graph';
 import { WRITE_STAGES, type WriteStageTimings } from '../src/ingest/ingest-manifest';
 import { startRegistry } from '../src/server';
@@ -32,10 +35,19 @@ const MANIFEST_SIZE = 250;
 const BEFORE = { msPerEntry: 22, entriesPerSecond: 45 };
 type Registry = Awaited<ReturnType<typeof startRegistry>>;
 
-/** Entries embedded and indexed per second: `entries` as manifests of MANIFEST_SIZE, `lanes` at a time. */
-async function ingest(registry: Registry, entries: CatalogEntry[], lanes: number, stageTimings?: WriteStageTimings): Promise<number> {
+/**
+ * Entries embedded and indexed per second: `entries` as manifests of MANIFEST_SIZE, `lanes` at a time, embedded by
+ * the registry's model or by `embedder`.
+ */
+async function ingest(
+  registry: Registry,
+  entries: CatalogEntry[],
+  lanes: number,
+  stageTimings?: WriteStageTimings,
+  embedder: Embedder = registry.ctx.embedder,
+): Promise<number> {
   const started = performance.now();
-  await ingestInLanes({ db: registry.ctx.db, embedder: registry.ctx.embedder, glossary: registry.ctx.glossary }, entries, {
+  await ingestInLanes({ db: registry.ctx.db, embedder, glossary: registry.ctx.glossary }, entries, {
     manifestSize: MANIFEST_SIZE,
     lanes,
     origin: 'bench:ingest',
@@ -76,8 +88,51 @@ function tokenizing(entries: CatalogEntry[]): string[][] {
   return rows;
 }
 
+function entryTexts(entries: CatalogEntry[]): string[] {
+  return entries.flatMap((entry) => {
+    const prepared = prepareEntry({ entry, host: undefined, origin: 'bench', fetchedAt: new Date() });
+    const texts = entryEmbeddingTexts(prepared.entry, prepared.gloss);
+    return ENTRY_VECTOR_FIELDS.map((field) => texts[field]).filter((t) => t.trim() !== '');
+  });
+}
+
+/**
+ * The model alone on the same entries' texts, once per precision, taking turns in batches of one manifest:
+ * ms per entry, and how close each int8 vector is to the float32 one (cosine; the vectors are normalised).
+ */
+async function modelPrecisions(entries: CatalogEntry[]): Promise<string[][]> {
+  const models = Object.fromEntries(
+    (['float32', 'int8'] as EmbeddingPrecision[]).map((precision) => [
+      precision,
+      new UseLiteEmbedder({ runtime: 'onnxruntime', precision }),
+    ]),
+  ) as Record<EmbeddingPrecision, UseLiteEmbedder>;
+  const ms: Record<EmbeddingPrecision, number> = { float32: 0, int8: 0 };
+  const cosines: number[] = [];
+  try {
+    for (let i = 0; i < entries.length; i += MANIFEST_SIZE) {
+      const texts = entryTexts(entries.slice(i, i + MANIFEST_SIZE));
+      const vectors = {} as Record<EmbeddingPrecision, number[][]>;
+      for (const precision of (i / MANIFEST_SIZE) % 2 === 0 ? (['float32', 'int8'] as const) : (['int8', 'float32'] as const)) {
+        await models[precision].embed([' ']);
+        const started = performance.now();
+        vectors[precision] = await models[precision].embed(texts);
+        ms[precision] += performance.now() - started;
+      }
+      vectors.int8.forEach((v, j) => cosines.push(v.reduce((sum, x, d) => sum + x * vectors.float32[j][d], 0)));
+    }
+  } finally {
+    await Promise.all(Object.values(models).map((m) => m.close()));
+  }
+  cosines.sort((a, b) => a - b);
+  return [
+    ['float32', (ms.float32 / entries.length).toFixed(2), '-'],
+    ['int8 (default)', (ms.int8 / entries.length).toFixed(2), `min ${cosines[0].toFixed(4)}, p50 ${percentile(cosines, 50).toFixed(4)}`],
+  ];
+}
+
 async function main(): Promise<void> {
-  const all = syntheticEntries(3 * ENTRIES + 1000);
+  const all = syntheticEntries(4 * ENTRIES + 1000);
   const database = await createTestDatabase();
   const base = loadConfig();
   const registry = await startRegistry(
@@ -97,10 +152,12 @@ async function main(): Promise<void> {
     const timings: WriteStageTimings = {};
     const oneAtATime = await ingest(registry, all.slice(1000, 1000 + ENTRIES), 1, timings);
     const twoInFlight = await ingest(registry, all.slice(1000 + ENTRIES, 1000 + 2 * ENTRIES), 2);
+    const float32 = new UseLiteEmbedder({ runtime: 'onnxruntime', precision: 'float32' });
+    const oneAtATimeFloat32 = await ingest(registry, all.slice(1000 + 3 * ENTRIES), 1, undefined, float32).finally(() => float32.close());
 
     const idle = await searchLatencies(registry.url, () => false, 100);
     let ingesting = true;
-    const whileIngesting = ingest(registry, all.slice(1000 + 2 * ENTRIES), 1).finally(() => {
+    const whileIngesting = ingest(registry, all.slice(1000 + 2 * ENTRIES, 1000 + 3 * ENTRIES), 1).finally(() => {
       ingesting = false;
     });
     const busy = await searchLatencies(registry.url, () => ingesting);
@@ -113,6 +170,15 @@ async function main(): Promise<void> {
       ['now: one manifest at a time', oneAtATime.toFixed(1), (1000 / oneAtATime).toFixed(1)],
       ['now: two manifests in flight (CRAWL_CONCURRENCY 2)', twoInFlight.toFixed(1), (1000 / twoInFlight).toFixed(1)],
       ['now: one at a time, searches running beside it', withSearches.toFixed(1), (1000 / withSearches).toFixed(1)],
+      [
+        'now: one at a time, the model in float32 (EMBEDDING_PRECISION)',
+        oneAtATimeFloat32.toFixed(1),
+        (1000 / oneAtATimeFloat32).toFixed(1),
+      ],
+    ]);
+    printTable(`the model alone, the same texts (${ENTRIES} entries' ${ENTRY_VECTOR_FIELDS.join(' and ')} texts), ms per entry`, [
+      ['precision', 'ms per entry', 'cosine to float32'],
+      ...(await modelPrecisions(all.slice(1000, 1000 + ENTRIES))),
     ]);
     printTable('writeEntries stages, ms per entry (the one-at-a-time run)', [
       [...WRITE_STAGES],

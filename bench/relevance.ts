@@ -120,6 +120,7 @@ interface Ranker {
 function argFlag(name: string): boolean {
   return process.argv.includes(name);
 }
+/** A database name's hash: `extra` (which vectors, int8 or float32, and the set) and the files that shape the index. */
 function hashInputs(extra: string): string {
   const hash = createHash('sha256').update(extra);
   const walk = (p: string) => {
@@ -468,10 +469,10 @@ function externalQueries(): Query[] {
  * The external benchmark: its catalog alone in its own database, its tasks through the production ranking
  * and plain BM25, all tasks and by number of needs.
  */
-async function externalBenchmark(embedder: QueryEmbedder, report: Record<string, unknown>): Promise<void> {
+async function externalBenchmark(embedder: QueryEmbedder, vectors: string, report: Record<string, unknown>): Promise<void> {
   const catalog = fs.readFileSync(path.join(EXTERNAL_DIR, 'catalog.json'), 'utf8');
   const tools = fs.readFileSync(path.join(EXTERNAL_DIR, 'tools.jsonl'), 'utf8');
-  const hash = hashInputs(`livemcpbench ${createHash('sha256').update(catalog).update(tools).digest('hex')}`);
+  const hash = hashInputs(`livemcpbench ${vectors} ${createHash('sha256').update(catalog).update(tools).digest('hex')}`);
   const withTools = JSON.stringify(catalogWithInlineCards(JSON.parse(catalog) as CatalogManifest, tools));
   // The catalog three times: with its servers' cards inline and glossed by the product glossary, as the registry
   // does; the same with no glossary (what the glossary is worth); as published, tool names only (what the tool
@@ -672,7 +673,7 @@ async function main(): Promise<void> {
       `query vocabulary: the bundled tables with ${[config.searchSynonymsFile, config.searchRelatedWordsFile].filter(Boolean).join(', ')}`,
     );
   }
-  const { embedder: useLite, runtime } = await bundledModel();
+  const { embedder: useLite, runtime, vectors } = await bundledModel();
   const embedder = withQueryCache(useLite);
   // Latency must include the query embedding: a cache-free embedder for the timed runs.
   const uncached: QueryEmbedder = {
@@ -681,7 +682,7 @@ async function main(): Promise<void> {
     embed: (t) => embedder.embed(t),
     embedOne: async (t) => (await embedder.embed([t]))[0],
   };
-  const hash = hashInputs('v2');
+  const hash = hashInputs(`v2 ${vectors}`);
   const name = `ard_bench_relevance_${hash}`;
   console.log(`bench database ${name}${(await databaseExists(name)) ? ' (reused)' : ' (building)'}`);
   await ensureDatabase(name, (db) => fillCorpus(db, embedder));
@@ -878,7 +879,7 @@ async function main(): Promise<void> {
       await h.close();
     }
   }
-  if (!argFlag('--no-external')) await externalBenchmark(embedder, report);
+  if (!argFlag('--no-external')) await externalBenchmark(embedder, vectors, report);
   const out = argValue('--json');
   if (out) fs.writeFileSync(out, JSON.stringify(report, null, 2));
   await embedder.close?.();

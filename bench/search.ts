@@ -29,7 +29,17 @@ import {
 import type { SearchService } from '../src/search/search-service';
 import { startRegistry } from '../src/server';
 import { adminQuery, databaseUrl } from '../test/helpers/test-database';
-import { backendPids, cpuMs, ingestInLanes, labelledQueries, loadAverage, printTable, percentile, timedSearch } from './bench-util';
+import {
+  backendPids,
+  bundledModel,
+  cpuMs,
+  ingestInLanes,
+  labelledQueries,
+  loadAverage,
+  printTable,
+  percentile,
+  timedSearch,
+} from './bench-util';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 /** BENCH_DATABASE: measure an existing, already indexed database instead of building one (read only). */
@@ -173,25 +183,30 @@ interface SideBySide {
   service: number[];
   /** The query embedding alone: the model without the query cache. */
   embedding: number[];
+  /** The same with the model's float32 graph (EMBEDDING_PRECISION=float32), the baseline of the int8 default. */
+  embeddingFloat32: number[];
   /** The bare HNSW top-10 (bareTop10) at the search path's ef_search, vector precomputed. */
   hnsw: number[];
 }
 
 /**
- * The three measurements of each text one after another (POST /search followed by the same search in-process),
- * their order rotating from text to text, so the machine's changing speed moves them alike. The bare scans run on their own connection with the search path's
- * hnsw.ef_search set for the session.
+ * The four measurements of each text one after another (POST /search followed by the same search in-process, the
+ * embedding alone in the model's precision and in float32, the bare HNSW scan), their order rotating from text to
+ * text, so the machine's changing speed moves them alike. The bare scans run on their own connection with the search
+ * path's hnsw.ef_search set for the session.
  */
 async function measureSideBySide(
   registry: { url: string; ctx: { search: SearchService } },
   model: Embedder,
+  float32: Embedder,
   databaseUrl: string,
   texts: string[],
 ): Promise<SideBySide> {
   const vectors: number[][] = [];
   for (const text of texts) vectors.push((await model.embed([text]))[0]);
   const handle = await connectDatabase({ databaseUrl, dataDir: '' });
-  const times: SideBySide = { http: [], service: [], embedding: [], hnsw: [] };
+  const times: SideBySide = { http: [], service: [], embedding: [], embeddingFloat32: [], hnsw: [] };
+  await float32.embed(['warm up the float32 graph']);
   try {
     await handle.db.connection().execute(async (conn) => {
       await sql.raw(`SET hnsw.ef_search = ${HNSW_EF_SEARCH}`).execute(conn);
@@ -209,6 +224,7 @@ async function measureSideBySide(
             await timed(times.service, () => registry.ctx.search.search({ text: texts[i], pageSize: 10 }));
           },
           () => timed(times.embedding, () => model.embed([texts[i]])),
+          () => timed(times.embeddingFloat32, () => float32.embed([texts[i]])),
           () => timed(times.hnsw, () => top10(i)),
         ];
         for (let k = 0; k < steps.length; k++) await steps[(i + k) % steps.length]();
@@ -260,7 +276,8 @@ const CORES = os.cpus().length;
 const p50p99 = (ms: number[]) => `${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 99).toFixed(1)} ms`;
 export async function runSearchBench(): Promise<void> {
   const loadAtStart = loadAverage();
-  const model = new UseLiteEmbedder();
+  const { embedder: model } = await bundledModel();
+  const float32 = new UseLiteEmbedder({ runtime: 'onnxruntime', precision: 'float32' });
   const embedder = withQueryCache(model);
   process.stderr.write(
     EXISTING_DB ? `search bench: existing database ${DB_NAME}\n` : `search bench: ${ENTRIES} synthetic entries in ${DB_NAME}\n`,
@@ -286,7 +303,7 @@ export async function runSearchBench(): Promise<void> {
     const texts = [...queries, ...queries.map((q) => `${q} please`)];
     await timedSearch(registry.url, 'warm up the model and the pool');
     // Distinct texts: every request pays for its query embedding (no cache hit).
-    const side = await measureSideBySide(registry, model, db.url, texts);
+    const side = await measureSideBySide(registry, model, float32, db.url, texts).finally(() => float32.close());
     // The same texts again: the query-embedding cache answers, the database work remains.
     const warm: number[] = [];
     for (const text of queries) warm.push(await timedSearch(registry.url, text));
@@ -318,10 +335,15 @@ export async function runSearchBench(): Promise<void> {
       [
         `latency p50 / p99, new query text (incl. embedding; ${texts.length} texts)`,
         p50p99(side.http),
-        'target p50 < 50 ms; interleaved with the three rows below',
+        'target p50 < 50 ms; interleaved with the four rows below',
       ],
       ['the same search in-process right after (search service, embedding cached, no HTTP)', p50p99(side.service), ''],
       ['query embedding alone p50 / p99 (the model, no cache)', p50p99(side.embedding), ''],
+      [
+        '  the same, float32 graph (EMBEDDING_PRECISION=float32; decision 0048)',
+        p50p99(side.embeddingFloat32),
+        'interleaved with the row above',
+      ],
       [`bare HNSW top-10 p50 / p99 (doc vectors, ef_search ${HNSW_EF_SEARCH}, vector given)`, p50p99(side.hnsw), ''],
       ['floor: embedding p50 + bare HNSW p50', `${floor.toFixed(1)} ms`, ''],
       ['POST /search p50 / floor', `${(percentile(side.http, 50) / floor).toFixed(1)}×`, 'target ≤ 2× at 100k'],
