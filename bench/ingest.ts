@@ -56,16 +56,21 @@ async function ingest(
   return entries.length / ((performance.now() - started) / 1000);
 }
 
+/** The texts ingestion embeds for each entry (entry-texts.ts), by field. */
+function embeddedTexts(entries: CatalogEntry[]): Array<ReturnType<typeof entryEmbeddingTexts>> {
+  return entries.map((entry) => {
+    const prepared = prepareEntry({ entry, host: undefined, origin: 'bench', fetchedAt: new Date() });
+    return entryEmbeddingTexts(prepared.entry, prepared.gloss);
+  });
+}
+
 /** Tokens per text and tokenizing time per entry, the package's tokenizer against the linear one, on the same texts. */
 function tokenizing(entries: CatalogEntry[]): string[][] {
   const vocabulary = JSON.parse(fs.readFileSync(path.join(useLiteModelDir(), 'vocab.json'), 'utf8')) as unknown;
   const packaged = new EmbeddingsModel({ vocabulary, model: null } as never).tokenizer as unknown as UseLiteTokenizerData & {
     encode(text: string): number[];
   };
-  const texts = entries.map((entry) => {
-    const prepared = prepareEntry({ entry, host: undefined, origin: 'bench', fetchedAt: new Date() });
-    return entryEmbeddingTexts(prepared.entry, prepared.gloss);
-  });
+  const texts = embeddedTexts(entries);
   const rows: string[][] = [];
   for (const field of ENTRY_VECTOR_FIELDS) {
     const inputs = texts.map((t) => cutToModelInput(t[field])).filter((t) => t.trim() !== '');
@@ -88,14 +93,6 @@ function tokenizing(entries: CatalogEntry[]): string[][] {
   return rows;
 }
 
-function entryTexts(entries: CatalogEntry[]): string[] {
-  return entries.flatMap((entry) => {
-    const prepared = prepareEntry({ entry, host: undefined, origin: 'bench', fetchedAt: new Date() });
-    const texts = entryEmbeddingTexts(prepared.entry, prepared.gloss);
-    return ENTRY_VECTOR_FIELDS.map((field) => texts[field]).filter((t) => t.trim() !== '');
-  });
-}
-
 /**
  * The model alone on the same entries' texts, once per precision, taking turns in batches of one manifest:
  * ms per entry, and how close each int8 vector is to the float32 one (cosine; the vectors are normalised).
@@ -111,7 +108,9 @@ async function modelPrecisions(entries: CatalogEntry[]): Promise<string[][]> {
   const cosines: number[] = [];
   try {
     for (let i = 0; i < entries.length; i += MANIFEST_SIZE) {
-      const texts = entryTexts(entries.slice(i, i + MANIFEST_SIZE));
+      const texts = embeddedTexts(entries.slice(i, i + MANIFEST_SIZE)).flatMap((byField) =>
+        ENTRY_VECTOR_FIELDS.map((field) => byField[field]).filter((text) => text.trim() !== ''),
+      );
       const vectors = {} as Record<EmbeddingPrecision, number[][]>;
       for (const precision of (i / MANIFEST_SIZE) % 2 === 0 ? (['float32', 'int8'] as const) : (['int8', 'float32'] as const)) {
         await models[precision].embed([' ']);

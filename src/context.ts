@@ -253,7 +253,7 @@ async function embeddingModels(
     itemTimeoutMs: config.embeddingItemTimeoutMs,
     precision: config.embeddingPrecision,
     onFallback: (error) =>
-      logger.warn({ err: error }, 'the bundled model runs on TF.js, ~10x slower per query: onnxruntime-node did not load'),
+      logger.warn({ err: error }, 'the bundled model runs on TF.js, ~8x slower per query: onnxruntime-node did not load'),
   });
   // Loaded at start: EMBEDDING_RUNTIME=onnxruntime without a working onnxruntime-node fails here, by name.
   const runtime = await useLite.runtime();
