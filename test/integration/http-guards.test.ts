@@ -145,24 +145,30 @@ describe('the bundled model at start', () => {
   it.each([
     ['auto', 'onnxruntime'],
     ['tfjs', 'tfjs'],
-  ] as const)('EMBEDDING_RUNTIME=%s runs on %s, says so in the log and in /metrics', async (setting, runtime) => {
-    const logLines: Array<Record<string, unknown>> = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
-        done();
-      },
-    });
-    const registry = await startTestRegistry({
-      withDemoCorpus: false,
-      config: { embeddingRuntime: setting },
-      context: { logger: createLogger('info', {}, sink) },
-    });
-    started.push(registry);
-    expect(logLines.find((l) => l.msg === 'bundled embedding model loaded')).toMatchObject({ model: 'use-lite-512', runtime });
-    const text = await (await fetch(`${registry.url}/metrics`)).text();
-    expect(text).toContain(`ard_bundled_embedding_runtime_info{runtime="${runtime}"} 1`);
-    expect(text.match(/ard_bundled_embedding_runtime_info\{/g)).toHaveLength(1);
-    expect((await registry.post('/search', search('send a message to a slack channel'))).status).toBe(200);
-  });
+  ] as const)(
+    'EMBEDDING_RUNTIME=%s runs on %s, says so (and onnxruntime its precision) in the log and in /metrics',
+    async (setting, runtime) => {
+      const logLines: Array<Record<string, unknown>> = [];
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+          done();
+        },
+      });
+      const registry = await startTestRegistry({
+        withDemoCorpus: false,
+        config: { embeddingRuntime: setting },
+        context: { logger: createLogger('info', {}, sink) },
+      });
+      started.push(registry);
+      const loaded = logLines.find((l) => l.msg === 'bundled embedding model loaded');
+      expect(loaded).toMatchObject({ model: 'use-lite-512', runtime });
+      // The precision (EMBEDDING_PRECISION, int8 by default) is onnxruntime's: TF.js computes in float32.
+      expect(loaded?.precision).toBe(runtime === 'onnxruntime' ? 'int8' : undefined);
+      const text = await (await fetch(`${registry.url}/metrics`)).text();
+      expect(text).toContain(`ard_bundled_embedding_runtime_info{runtime="${runtime}"} 1`);
+      expect(text.match(/ard_bundled_embedding_runtime_info\{/g)).toHaveLength(1);
+      expect((await registry.post('/search', search('send a message to a slack channel'))).status).toBe(200);
+    },
+  );
 });
