@@ -32,7 +32,7 @@ export function normalise(vector: ArrayLike<number>): number[] {
 
 /**
  * Remembers recent query embeddings: orchestrators repeat queries (and page through them). A new text's
- * embedding is ~3 ms of a ~30-45 ms search at 10k entries (docs/performance.md), and it takes a core from the
+ * embedding is ~2 ms of a ~30-45 ms search at 10k entries (docs/performance.md), and it takes a core from the
  * statements beside it: a repeated text answers ~6 ms sooner.
  */
 export function withQueryCache(embedder: Embedder, capacity = 1000): Embedder & { embedOne(text: string): Promise<number[]> } {
