@@ -85,6 +85,7 @@ const ModelProto = protobuf.parse(ONNX_PROTO).root.lookupType('onnx.ModelProto')
 
 /** TensorProto.DataType values used here. */
 export const TENSOR_FLOAT = 1;
+export const TENSOR_UINT8 = 2;
 export const TENSOR_INT8 = 3;
 export const TENSOR_INT64 = 7;
 

@@ -20,6 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EmbeddingPrecision, EmbeddingRuntime } from '../config';
 import type { Embedder, ModuleLoader } from './embedder';
+import type { Int8WeightType } from './int8-weights';
 import { EmbedderUnavailableError, normalise } from './embedder';
 import { cutToModelInput, DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS } from './model-input';
 import { ONNX_RUNTIME_PACKAGE, requirePackage, UseLiteOnnx, useLiteModelDir } from './use-lite-onnx';
@@ -114,6 +115,8 @@ export interface UseLiteOptions {
   itemTimeoutMs?: number;
   /** onnxruntime only: the dense layers in int8 (default) or float32 (EMBEDDING_PRECISION). TF.js computes in float32. */
   precision?: EmbeddingPrecision;
+  /** int8 only: the weights' 8-bit form; by default the CPU's (int8-weights.ts). Tests set it. */
+  int8Weights?: Int8WeightType;
 }
 
 interface Engine {
@@ -148,10 +151,11 @@ async function onnxEngine(
   thread: 'worker' | 'main',
   itemTimeoutMs: number,
   precision: EmbeddingPrecision,
+  int8Weights: Int8WeightType | undefined,
 ): Promise<Engine> {
   let model: UseLiteOnnx;
   try {
-    model = await UseLiteOnnx.load(loader, { thread, itemTimeoutMs, precision });
+    model = await UseLiteOnnx.load(loader, { thread, itemTimeoutMs, precision, int8Weights });
   } catch (error) {
     throw new EmbedderUnavailableError(
       `the bundled model cannot run on ${ONNX_RUNTIME_PACKAGE}: ${(error as Error).message}; ` +
@@ -178,11 +182,12 @@ export class UseLiteEmbedder implements Embedder {
         loader = requirePackage,
         itemTimeoutMs = DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS,
         precision = 'int8',
+        int8Weights,
       } = this.options;
       if (runtime === 'tfjs') this.engine = Promise.resolve(tfjsEngine(thread, itemTimeoutMs));
-      else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader, thread, itemTimeoutMs, precision);
+      else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader, thread, itemTimeoutMs, precision, int8Weights);
       else {
-        this.engine = onnxEngine(loader, thread, itemTimeoutMs, precision).catch((error: Error) => {
+        this.engine = onnxEngine(loader, thread, itemTimeoutMs, precision, int8Weights).catch((error: Error) => {
           this.options.onFallback?.(error);
           return tfjsEngine(thread, itemTimeoutMs);
         });

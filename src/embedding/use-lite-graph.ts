@@ -18,8 +18,9 @@
 //
 // Precision (decision 0048): by default every dense layer (x W + b above, ~4.6 M multiply-adds per token, nearly
 // all of the model's time) runs on onnxruntime's DynamicQuantizeMatMul: W as int8 with one scale per output
-// column (symmetric, written here from the float weights), x quantized to uint8 per run. ~3× faster per token
-// than float32 on this machine (VNNI), vectors within cosine 0.998 of the float model's
+// column (symmetric, written here from the float weights; stored as uint8 around 128 on CPUs without VNNI,
+// int8-weights.ts), x quantized to uint8 per run. ~3× faster per token than float32 on this machine (VNNI), vectors
+// within cosine 0.998 of the float model's
 // (over the demo corpus's 1,221 texts: min 0.9985, median 0.9995; test/integration/use-lite-runtimes.test.ts);
 // `float32` keeps the float graph, equal to TF.js to ~1e-6.
 //
@@ -42,9 +43,11 @@ import {
   TENSOR_FLOAT,
   TENSOR_INT8,
   TENSOR_INT64,
+  TENSOR_UINT8,
   type TensorProto,
 } from './onnx-protobuf';
 import type { EmbeddingPrecision } from '../config';
+import { int8WeightType, type Int8WeightType } from './int8-weights';
 
 /** ClipToMaxLength/Less/y: the TF.js graph keeps the tokens at positions below this. */
 export const USE_LITE_MAX_TOKENS = 128;
@@ -82,11 +85,18 @@ export function readUseLiteWeights(modelDir: string): Map<string, Weight> {
 }
 
 /**
- * A [K, N] float32 kernel as int8 with one symmetric scale per output column: q = round(w / s), s = max|w| / 127
- * over the column (1 for a column of zeros), zero points 0.
+ * A [K, N] float32 kernel in 8 bits with one symmetric scale per output column: q = round(w / s), s = max|w| / 127
+ * over the column (1 for a column of zeros); as int8 with zero points 0, or as uint8 with q + 128 and zero points
+ * 128 (int8-weights.ts says which).
  */
-export function quantizeColumns(data: Buffer, rows: number, columns: number): { weights: Buffer; scales: Buffer; zeroPoints: Buffer } {
+export function quantizeColumns(
+  data: Buffer,
+  rows: number,
+  columns: number,
+  type: Int8WeightType = 'int8',
+): { weights: Buffer; scales: Buffer; zeroPoints: Buffer } {
   const w = new Float32Array(data.buffer.slice(data.byteOffset, data.byteOffset + rows * columns * 4));
+  const zeroPoint = type === 'uint8' ? 128 : 0;
   const weights = Buffer.alloc(rows * columns);
   const scales = Buffer.alloc(columns * 4);
   for (let n = 0; n < columns; n++) {
@@ -94,9 +104,9 @@ export function quantizeColumns(data: Buffer, rows: number, columns: number): { 
     for (let k = 0; k < rows; k++) max = Math.max(max, Math.abs(w[k * columns + n]));
     const scale = max / 127 || 1;
     scales.writeFloatLE(scale, n * 4);
-    for (let k = 0; k < rows; k++) weights.writeInt8(Math.round(w[k * columns + n] / scale), k * columns + n);
+    for (let k = 0; k < rows; k++) weights[k * columns + n] = (Math.round(w[k * columns + n] / scale) + zeroPoint) & 0xff;
   }
-  return { weights, scales, zeroPoints: Buffer.alloc(columns) };
+  return { weights, scales, zeroPoints: Buffer.alloc(columns, zeroPoint) };
 }
 
 /**
@@ -104,7 +114,11 @@ export function quantizeColumns(data: Buffer, rows: number, columns: number): { 
  * USE_LITE_MAX_TOKENS) and `positions` (float [T, 1]: 0..T-1), output `embedding` (float [1, 512], before
  * normalisation). T = 0 is not valid input (onnxruntime divides by zero): the embedder never sends it.
  */
-export function useLiteOnnxModel(weights: ReadonlyMap<string, Weight>, precision: EmbeddingPrecision = 'int8'): Buffer {
+export function useLiteOnnxModel(
+  weights: ReadonlyMap<string, Weight>,
+  precision: EmbeddingPrecision = 'int8',
+  int8Weights: Int8WeightType = int8WeightType(),
+): Buffer {
   const nodes: NodeProto[] = [];
   const initializers: TensorProto[] = [];
   const named = new Set<string>();
@@ -153,11 +167,12 @@ export function useLiteOnnxModel(weights: ReadonlyMap<string, Weight>, precision
     const w = weights.get(name);
     if (!w) throw new Error(`the USE-lite weights have no ${name}`);
     const [rows, columns] = dims ?? w.shape;
-    const q = quantizeColumns(w.data, rows, columns);
+    const q = quantizeColumns(w.data, rows, columns, int8Weights);
+    const type = int8Weights === 'uint8' ? TENSOR_UINT8 : TENSOR_INT8;
     initializers.push(
-      tensor(`${name}/int8`, TENSOR_INT8, [rows, columns], q.weights),
+      tensor(`${name}/int8`, type, [rows, columns], q.weights),
       tensor(`${name}/scale`, TENSOR_FLOAT, [columns], q.scales),
-      tensor(`${name}/zero_point`, TENSOR_INT8, [columns], q.zeroPoints),
+      tensor(`${name}/zero_point`, type, [columns], q.zeroPoints),
     );
     return [`${name}/int8`, `${name}/scale`, `${name}/zero_point`];
   };

@@ -11,6 +11,7 @@ import type { ModuleLoader } from './embedder';
 import { cutToModelInput, DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS } from './model-input';
 import { readUseLiteWeights, USE_LITE_MAX_TOKENS, useLiteOnnxModel } from './use-lite-graph';
 import type { EmbeddingPrecision } from '../config';
+import type { Int8WeightType } from './int8-weights';
 import { encodeUseLite, type UseLiteTokenizerData } from './use-lite-tokenizer';
 import { ThreadWorker } from '../worker-thread';
 
@@ -133,6 +134,8 @@ export interface UseLiteOnnxOptions {
   itemTimeoutMs?: number;
   /** The dense layers in int8 (default) or float32 (EMBEDDING_PRECISION, use-lite-graph.ts). */
   precision?: EmbeddingPrecision;
+  /** int8 only: the weights' 8-bit form; by default the CPU's (int8-weights.ts). */
+  int8Weights?: Int8WeightType;
 }
 
 export class EmbedderClosedError extends Error {
@@ -160,7 +163,7 @@ export class UseLiteOnnx {
     const ort = (await loader(ONNX_RUNTIME_PACKAGE)) as OrtModule;
     const dir = useLiteModelDir();
     const tokenizer = await loadTokenizer(dir);
-    const model = useLiteOnnxModel(readUseLiteWeights(dir), options.precision);
+    const model = useLiteOnnxModel(readUseLiteWeights(dir), options.precision, options.int8Weights);
     if (options.thread === 'main') return new UseLiteOnnx(await sessionOnThisThread(ort, model), tokenizer);
     const session = sessionOnWorkerThread(model, options.itemTimeoutMs ?? DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS);
     try {

@@ -31,4 +31,11 @@ describe('quantizeColumns', () => {
     const shard = Buffer.concat([Buffer.alloc(4), floats(kernel)]);
     expect(quantizeColumns(shard.subarray(4), 3, 3).weights).toEqual(weights);
   });
+
+  it('as uint8, writes the same steps shifted by 128, with zero points of 128', () => {
+    const unsigned = quantizeColumns(floats(kernel), 3, 3, 'uint8');
+    expect([...unsigned.weights]).toEqual([...weights].map((b) => ((b << 24) >> 24) + 128));
+    expect([...unsigned.zeroPoints]).toEqual([128, 128, 128]);
+    expect(unsigned.scales).toEqual(scales);
+  });
 });
