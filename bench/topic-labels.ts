@@ -38,11 +38,8 @@ async function ensureManyTags(name: string, embedder: Embedder): Promise<void> {
   const handle = await connectDatabase({ databaseUrl: databaseUrl(building), dataDir: '', statementTimeoutMs: 0 });
   try {
     await migrateToLatest(handle.db);
-    const live = (
-      await sql<{ value: string }>`SELECT value FROM facet_value_counts WHERE field = 'tags' AND entries > 0`.execute(handle.db)
-    ).rows;
-    const known = new Set(live.map((r) => r.value));
-    const words = [...new Set(live.flatMap((r) => tagLabelText(r.value).split(' ')).filter((w) => /^[a-z]{3,}$/.test(w)))].sort();
+    const known = await liveTags(handle.db);
+    const words = [...new Set([...known].flatMap((tag) => tagLabelText(tag).split(' ')).filter((w) => /^[a-z]{3,}$/.test(w)))].sort();
     const tags: string[] = [];
     let seed = 1;
     const next = () => (seed = (seed * 48271) % 2147483647);

@@ -23,7 +23,7 @@ import type { Embedder, ModuleLoader } from './embedder';
 import type { Int8WeightType } from './int8-weights';
 import { EmbedderUnavailableError, normalise } from './embedder';
 import { cutToModelInput, DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS } from './model-input';
-import { ONNX_RUNTIME_PACKAGE, requirePackage, UseLiteOnnx, useLiteModelDir } from './use-lite-onnx';
+import { ONNX_RUNTIME_PACKAGE, requirePackage, UseLiteOnnx, useLiteModelDir, type UseLiteOnnxOptions } from './use-lite-onnx';
 import { ThreadWorker } from '../worker-thread';
 
 interface UseModel {
@@ -146,16 +146,10 @@ function tfjsEngine(thread: 'worker' | 'main', itemTimeoutMs: number): Engine {
   };
 }
 
-async function onnxEngine(
-  loader: ModuleLoader,
-  thread: 'worker' | 'main',
-  itemTimeoutMs: number,
-  precision: EmbeddingPrecision,
-  int8Weights: Int8WeightType | undefined,
-): Promise<Engine> {
+async function onnxEngine(loader: ModuleLoader, options: UseLiteOnnxOptions): Promise<Engine> {
   let model: UseLiteOnnx;
   try {
-    model = await UseLiteOnnx.load(loader, { thread, itemTimeoutMs, precision, int8Weights });
+    model = await UseLiteOnnx.load(loader, options);
   } catch (error) {
     throw new EmbedderUnavailableError(
       `the bundled model cannot run on ${ONNX_RUNTIME_PACKAGE}: ${(error as Error).message}; ` +
@@ -181,13 +175,14 @@ export class UseLiteEmbedder implements Embedder {
         thread = 'worker',
         loader = requirePackage,
         itemTimeoutMs = DEFAULT_EMBEDDING_ITEM_TIMEOUT_MS,
-        precision = 'int8',
+        precision,
         int8Weights,
       } = this.options;
+      const onnx = { thread, itemTimeoutMs, precision, int8Weights };
       if (runtime === 'tfjs') this.engine = Promise.resolve(tfjsEngine(thread, itemTimeoutMs));
-      else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader, thread, itemTimeoutMs, precision, int8Weights);
+      else if (runtime === 'onnxruntime') this.engine = onnxEngine(loader, onnx);
       else {
-        this.engine = onnxEngine(loader, thread, itemTimeoutMs, precision, int8Weights).catch((error: Error) => {
+        this.engine = onnxEngine(loader, onnx).catch((error: Error) => {
           this.options.onFallback?.(error);
           return tfjsEngine(thread, itemTimeoutMs);
         });

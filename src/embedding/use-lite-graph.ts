@@ -117,16 +117,20 @@ export function quantizeColumns(
 export function useLiteOnnxModel(
   weights: ReadonlyMap<string, Weight>,
   precision: EmbeddingPrecision = 'int8',
-  int8Weights: Int8WeightType = int8WeightType(),
+  int8Weights?: Int8WeightType,
 ): Buffer {
   const nodes: NodeProto[] = [];
   const initializers: TensorProto[] = [];
   const named = new Set<string>();
   let next = 0;
 
-  const weight = (name: string, dims?: number[]): string => {
+  const required = (name: string): Weight => {
     const w = weights.get(name);
     if (!w) throw new Error(`the USE-lite weights have no ${name}`);
+    return w;
+  };
+  const weight = (name: string, dims?: number[]): string => {
+    const w = required(name);
     if (!named.has(name)) {
       named.add(name);
       initializers.push(tensor(name, TENSOR_FLOAT, dims ?? w.shape, w.data));
@@ -145,12 +149,13 @@ export function useLiteOnnxModel(
     initializers.push(tensor(name, type === 'int64' ? TENSOR_INT64 : TENSOR_FLOAT, type === 'int64' ? [values.length] : [], raw));
     return name;
   };
-  const op = (type: string, inputs: string[], attributes: AttributeProto[] = [], outputs = 1): string[] => {
+  const op = (type: string, inputs: string[], attributes: AttributeProto[] = [], outputs = 1, domain?: string): string[] => {
     const names = Array.from({ length: outputs }, () => `t${next++}`);
-    nodes.push(node(type, `${type}_${next++}`, inputs, names, attributes));
+    nodes.push(node(type, `${type}_${next++}`, inputs, names, attributes, domain));
     return names;
   };
-  const one = (type: string, inputs: string[], attributes: AttributeProto[] = []): string => op(type, inputs, attributes)[0];
+  const one = (type: string, inputs: string[], attributes: AttributeProto[] = [], domain?: string): string =>
+    op(type, inputs, attributes, 1, domain)[0];
 
   const epsilon = scalar(`${STACK}Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`);
   const layerNorm = (x: string, prefix: string): string =>
@@ -163,12 +168,14 @@ export function useLiteOnnxModel(
       ],
       [intAttribute('axis', -1), floatAttribute('epsilon', epsilon)],
     );
+  // The weights' 8-bit form: read from the CPU when a dense layer first needs it (never for float32).
+  let form = int8Weights;
   const quantized = (name: string, dims?: number[]): string[] => {
-    const w = weights.get(name);
-    if (!w) throw new Error(`the USE-lite weights have no ${name}`);
+    const w = required(name);
     const [rows, columns] = dims ?? w.shape;
-    const q = quantizeColumns(w.data, rows, columns, int8Weights);
-    const type = int8Weights === 'uint8' ? TENSOR_UINT8 : TENSOR_INT8;
+    form ??= int8WeightType();
+    const q = quantizeColumns(w.data, rows, columns, form);
+    const type = form === 'uint8' ? TENSOR_UINT8 : TENSOR_INT8;
     initializers.push(
       tensor(`${name}/int8`, type, [rows, columns], q.weights),
       tensor(`${name}/scale`, TENSOR_FLOAT, [columns], q.scales),
@@ -176,21 +183,10 @@ export function useLiteOnnxModel(
     );
     return [`${name}/int8`, `${name}/scale`, `${name}/zero_point`];
   };
-  const dense = (x: string, kernel: string, bias: string, dims?: number[]): string => {
-    if (precision === 'float32') return one('Add', [one('MatMul', [x, weight(kernel, dims)]), weight(bias)]);
-    const out = `t${next++}`;
-    nodes.push(
-      node(
-        'DynamicQuantizeMatMul',
-        `DynamicQuantizeMatMul_${next++}`,
-        [x, ...quantized(kernel, dims), weight(bias)],
-        [out],
-        [],
-        ONNXRUNTIME_DOMAIN,
-      ),
-    );
-    return out;
-  };
+  const dense = (x: string, kernel: string, bias: string, dims?: number[]): string =>
+    precision === 'float32'
+      ? one('Add', [one('MatMul', [x, weight(kernel, dims)]), weight(bias)])
+      : one('DynamicQuantizeMatMul', [x, ...quantized(kernel, dims), weight(bias)], [], ONNXRUNTIME_DOMAIN);
 
   const attention = (x: string, layer: number): string => {
     const params = `${KONA}Layer_${layer}/TransformerLayer/MultiheadAttention/`;
