@@ -6,10 +6,13 @@
 // and ranked lists that differ (by more than the order of equal relevances). And the CPU time PostgreSQL
 // spent per query on each side (its backends' utime + stime from /proc, so the server must run on this
 // machine): on two cores shared with the model, CPU per search is what bounds throughput.
-//   npx tsx bench/retrieval-ab.ts <database> <other checkout> [--runs N]
+//   npx tsx bench/retrieval-ab.ts <database> <other checkout> [--runs N] [--texts <file.jsonl>]
+// --texts: the texts of a JSON-lines file (a `text` field each, unfiltered) instead of the labelled queries, e.g.
+// bench/livemcpbench/queries.jsonl for an orchestrator's whole tasks (several needs each).
 // The other checkout (e.g. `git worktree add /tmp/base <commit>` with node_modules linked) must read the
 // same schema: run the newer checkout's migrations on the database first. Read only; the embedder is
 // uncached in matchText, as a new query text is in production.
+import fs from 'node:fs';
 import path from 'node:path';
 import { connectDatabase } from '../src/db/connect';
 import * as here from '../src/search/relevance';
@@ -59,7 +62,8 @@ async function vectorStatements(
 
 async function main(): Promise<void> {
   const [name, other] = process.argv.slice(2);
-  if (!name || !other || name.startsWith('--')) throw new Error('usage: tsx bench/retrieval-ab.ts <database> <other checkout> [--runs N]');
+  if (!name || !other || name.startsWith('--'))
+    throw new Error('usage: tsx bench/retrieval-ab.ts <database> <other checkout> [--runs N] [--texts <file.jsonl>]');
   const there = (await import(path.resolve(other, 'src/search/relevance/index.ts'))) as Relevance;
   const runs = Number(argValue('--runs') ?? 2);
   const { embedder: model } = await bundledModel();
@@ -87,7 +91,15 @@ async function main(): Promise<void> {
   const loadAtStart = loadAverage();
   try {
     const queries = [];
-    for (const q of filteredLabelledQueries()) queries.push({ ...q, prepared: await here.prepareQuery(handles.here.db, embedder, q.text) });
+    const textsFile = argValue('--texts');
+    const texts: Array<{ text: string; filter: NormalisedFilter }> = textsFile
+      ? fs
+          .readFileSync(textsFile, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => ({ text: (JSON.parse(line) as { text: string }).text, filter: [] }))
+      : filteredLabelledQueries();
+    for (const q of texts) queries.push({ ...q, prepared: await here.prepareQuery(handles.here.db, embedder, q.text) });
     for (let r = 0; r < runs; r++) {
       for (const [i, q] of queries.entries()) {
         const order = (i + r) % 2 === 0 ? (['other', 'here'] as const) : (['here', 'other'] as const);

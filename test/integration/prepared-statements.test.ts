@@ -6,7 +6,7 @@ import type { Database } from '../../src/db/schema';
 import { withQueryCache } from '../../src/embedding/embedder';
 import { UseLiteEmbedder } from '../../src/embedding/use-lite-embedder';
 import { normaliseFilter } from '../../src/search/query-filter';
-import { matchText, type QueryEmbedder } from '../../src/search/relevance';
+import { matchText, needTexts, type QueryEmbedder } from '../../src/search/relevance';
 import { createSearchService } from '../../src/search/search-service';
 import { createPageTokenCodec } from '../../src/search/paging';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
@@ -38,6 +38,15 @@ async function prepared(): Promise<Prepared[]> {
     single.db,
   );
   return rows.rows;
+}
+
+/** Executions so far of the prepared statements whose text includes `marker`, on the single connection. */
+async function executions(marker: string): Promise<number> {
+  const rows = await sql<{ runs: string }>`
+    SELECT coalesce(sum(generic_plans + custom_plans), 0) AS runs FROM pg_prepared_statements WHERE strpos(statement, ${marker}) > 0`.execute(
+    single.db,
+  );
+  return Number(rows.rows[0].runs);
 }
 
 describe('prepared search statements', () => {
@@ -134,5 +143,19 @@ describe('prepared search statements', () => {
     const after = await prepared();
     // Only the filter-independent statements (corrections, term statistics, cosines) were reused; nothing new.
     expect(after.length).toBe(before);
+  });
+
+  // The pipelines of a text with several needs start together, and the lookups they ask for at once run as one
+  // statement (query-understanding.ts, vocabularyLoader and lexemeLoader).
+  it("a text's several needs read the vocabulary and the term statistics once", async () => {
+    const text = "Find the trending repositories on github, read the top one's wiki, then draft an intro in /root/markdown/intro.md";
+    const needs = needTexts(text);
+    expect(needs.length).toBeGreaterThanOrEqual(3);
+    const before = { vocabulary: await executions("'correction' AS kind"), terms: await executions('LEFT JOIN lexeme_stats') };
+    const matches = await matchText({ db: single.db, embedder }, text, normaliseFilter(undefined));
+    expect(matches.length).toBeGreaterThan(3);
+    // needs.length + 1 pipelines (the whole text and each need), one statement each before the lookups were shared.
+    expect((await executions("'correction' AS kind")) - before.vocabulary).toBe(1);
+    expect((await executions('LEFT JOIN lexeme_stats')) - before.terms).toBe(1);
   });
 });

@@ -4,9 +4,14 @@ import {
   CORRECTION_KNN_WINDOW,
   CORRECTION_MIN_SIMILARITY,
   CORRECTIONS_PER_WORD,
+  correctionsAndCompletions,
   prepareQuery,
+  queryWords,
+  resolveTerms,
   type QueryEmbedder,
 } from '../../src/search/relevance';
+import { expandQuery, type QueryWord } from '../../src/search/query-text';
+import { BUNDLED_VOCABULARY } from '../../src/search/query-vocabulary';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
 
 // Migration 0006 replaced two sequential scans of term_stats by index lookups (docs/performance.md): the
@@ -20,6 +25,9 @@ async function misspellings(): Promise<string[]> {
   expect(words.length).toBeGreaterThan(20);
   return words.flatMap((w) => [w.slice(0, 2) + w.slice(3), w.slice(0, 1) + w[2] + w[1] + w.slice(3)]);
 }
+
+const alternatives = (words: QueryWord[]) =>
+  words.map((w) => `${w.group} ${w.word} ${w.weight.toFixed(3)}${w.correction ? ' guess' : ''}`).sort();
 
 describe('vocabulary lookups (migration 0006)', () => {
   it('the KNN window finds the same (similarity, df) candidates as a scan of term_stats', async () => {
@@ -87,5 +95,50 @@ describe('vocabulary lookups (migration 0006)', () => {
     }
     expect(CORRECTIONS_PER_WORD).toBe(2);
     expect(chosen).toEqual(['quorbix (quorbiu quorbiv)', 'quorbix (quorbiu quorbiv)']);
+  });
+
+  // The lookups asked for in the same tick run as one statement (query-understanding.ts, vocabularyLoader and
+  // lexemeLoader): each caller gets what its own statement would have found, under its own concepts.
+  it('each caller of a shared lookup gets what its own lookup finds, under its own concepts', async () => {
+    // The same unknown words at different concepts in different texts: a correction ("kubernets"), a completion
+    // ("pager" + "duty" joined), a part of a host name ("stripe.com").
+    const texts = [
+      'kubernets pods',
+      'restart the kubernets pods',
+      'pager duty alerts',
+      'open a pager duty incident',
+      'stripe.com payments',
+    ];
+    const typed = texts.map((text) => expandQuery(text, BUNDLED_VOCABULARY.synonyms, BUNDLED_VOCABULARY.related));
+    const alone: string[][] = [];
+    for (const words of typed) alone.push(alternatives(await correctionsAndCompletions(demo.db, words)));
+    const together = (await Promise.all(typed.map((words) => correctionsAndCompletions(demo.db, words)))).map(alternatives);
+    expect(together).toEqual(alone);
+    expect(alone[0].filter((w) => w.includes(' kubernetes '))).toEqual(['0 kubernetes 0.808 guess']);
+    expect(alone[1].filter((w) => w.includes(' kubernetes '))).toEqual(['2 kubernetes 0.808 guess']);
+    // Joined, "pagerduty" stands for both words of the pair (and completes "pager" alone, at 0.8).
+    expect(alone[2].filter((w) => w.includes(' pagerduty 0.900'))).toEqual(['0 pagerduty 0.900', '1 pagerduty 0.900']);
+    expect(alone[3].filter((w) => w.includes(' pagerduty 0.900'))).toEqual(['2 pagerduty 0.900', '3 pagerduty 0.900']);
+    expect(alone[4].some((w) => w.startsWith('0 stripe '))).toBe(true);
+
+    const words = await Promise.all(texts.map((text) => queryWords(demo.db, text, BUNDLED_VOCABULARY)));
+    const termsAlone = [];
+    for (const w of words) termsAlone.push(await resolveTerms(demo.db, w));
+    const termsTogether = await Promise.all(words.map((w) => resolveTerms(demo.db, w)));
+    const sorted = (q: Awaited<ReturnType<typeof resolveTerms>>) => ({
+      ...q,
+      terms: [...q.terms].sort((a, b) => a.group - b.group || a.lexeme.localeCompare(b.lexeme)),
+    });
+    expect(termsTogether.map(sorted)).toEqual(termsAlone.map(sorted));
+    // The correction's lexeme as written under the typed word's concept, a guess, with its df; the stem "kubernet" is
+    // the typed word's own too, so not a guess.
+    const kubernetes = termsAlone[1].terms.filter((t) => t.lexeme.startsWith('kubernet'));
+    expect(kubernetes.map((t) => [t.group, t.lexeme, t.correction === true])).toEqual(
+      expect.arrayContaining([
+        [2, 'kubernet', false],
+        [2, 'kubernetes', true],
+      ]),
+    );
+    expect(termsAlone[1].terms.find((t) => t.lexeme === 'kubernetes')?.df).toBeGreaterThan(0);
   });
 });

@@ -2,6 +2,7 @@
 // their lexemes with document frequencies. The alternatives of a word: the word as typed, its synonyms.json
 // expansions, its related-words.json guesses ("rain" -> "weather", counted only with semantic agreement),
 // a trigram typo correction from the corpus vocabulary, and completions of a prefix of a product name.
+import DataLoader from 'dataloader';
 import { sql, type Kysely } from 'kysely';
 import { onGenericPlans, PREPARED_STATEMENT } from '../../db/prepared-statements';
 import type { Database } from '../../db/schema';
@@ -148,25 +149,83 @@ export async function correctionsAndCompletions(db: Kysely<Database>, words: Que
   return [...fromWords.flatMap((alt) => placesOf.get(alt.group)!.map((group) => ({ ...alt, group }))), ...fromPairs];
 }
 
-/** correctionsAndCompletions' statement, for distinct words and the pairs; alternatives by where they came from. */
-async function vocabularyAlternatives(
-  db: Kysely<Database>,
-  typed: QueryWord[],
-  pairs: ReturnType<typeof adjacentPairs>,
-): Promise<{ fromWords: QueryWord[]; fromPairs: QueryWord[] }> {
-  const parts = typed.flatMap((w) => (w.parts ?? []).map((part) => ({ group: w.group, word: w.word, part })));
+/**
+ * A DataLoader per database handle over `batch`, without a cache (what it reads changes with every ingest): the
+ * keys asked for in the same tick, whoever asks, are read in one call of `batch`.
+ */
+function loaderPerHandle<K, V>(
+  batch: (db: Kysely<Database>, keys: readonly K[]) => Promise<V[]>,
+  keyId: (key: K) => string,
+): (db: Kysely<Database>) => DataLoader<K, V, string> {
+  const loaders = new WeakMap<Kysely<Database>, DataLoader<K, V, string>>();
+  return (db) => {
+    let loader = loaders.get(db);
+    if (!loader) {
+      loader = new DataLoader<K, V, string>((keys) => batch(db, keys), { cache: false, cacheKeyFn: keyId });
+      loaders.set(db, loader);
+    }
+    return loader;
+  };
+}
+
+/** The values of `keys`, or the first error among them (the batch's statement failed). */
+async function loadAll<K, V>(loader: DataLoader<K, V, string>, keys: readonly K[]): Promise<V[]> {
+  const values = await loader.loadMany(keys);
+  const failed = values.find((value): value is Error => value instanceof Error);
+  if (failed) throw failed;
+  return values as V[];
+}
+
+/** A distinct typed word (with the parts query-text.ts found in it) or adjacent pair, as the vocabulary statement looks it up. */
+type VocabularyKey = { word: string; parts: readonly string[] } | { pair: readonly [string, string] };
+/** What the vocabulary statement found for one key: `grp` is a placeholder the caller replaces with its concepts. */
+interface VocabularyRow {
+  grp: number;
+  term: string;
+  sim: number;
+  kind: string;
+  typed: string;
+  df: number;
+}
+
+const vocabularyKeyId = (key: VocabularyKey): string =>
+  'pair' in key ? `p\u0000${key.pair[0]}\u0000${key.pair[1]}` : `w\u0000${key.word}\u0000${key.parts.join('\u0000')}`;
+
+/**
+ * The vocabulary statement's batches (loaderPerHandle): the lookups asked for in the same tick (the pipelines of a
+ * text with several needs start together, pipeline.ts) run as one statement over their distinct words and pairs.
+ * What a word or pair finds does not depend on the other words of its query (its concept number aside, which each
+ * caller puts back), so one statement answers each caller as its own would have; one statement per pipeline cost a
+ * task text of four needs five, each with its nearest-trigram scans (docs/performance.md "What keeps it fast").
+ */
+const vocabularyLoader = loaderPerHandle<VocabularyKey, VocabularyRow[]>((db, keys) => vocabularyRows(db, keys), vocabularyKeyId);
+
+/** The vocabulary statement over distinct keys; each key's rows with `grp` its index among them. */
+async function vocabularyRows(db: Kysely<Database>, requested: readonly VocabularyKey[]): Promise<VocabularyRow[][]> {
+  const indexOf = new Map<string, number>();
+  const keys: VocabularyKey[] = [];
+  for (const key of requested) {
+    const id = vocabularyKeyId(key);
+    if (!indexOf.has(id)) {
+      indexOf.set(id, keys.length);
+      keys.push(key);
+    }
+  }
+  const typed = keys.flatMap((key, i) => ('word' in key ? [{ group: i, word: key.word, parts: key.parts }] : []));
+  const pairs = keys.flatMap((key, i) => ('pair' in key ? [{ id: i, joined: key.pair[0] + key.pair[1], words: key.pair }] : []));
+  const parts = typed.flatMap((w) => w.parts.map((part) => ({ group: w.group, word: w.word, part })));
   const swaps = typed
     .filter((w) => w.word.length >= SWAP_MIN_LENGTH)
     .flatMap((w) => transpositions(w.word).map((swap) => ({ group: w.group, word: w.word, swap })));
   // On its generic plan: custom plans, made anew at every call, took 2.8 ms a call where the generic plan takes 1.5
   // (the labelled queries, docs/performance.md "What keeps it fast").
   const rows = await onGenericPlans(db, (trx) =>
-    sql<{ grp: number; term: string; sim: number; kind: string; typed: string; df: number }>`${PREPARED_STATEMENT}
+    sql<VocabularyRow>`${PREPARED_STATEMENT}
     WITH t AS (SELECT * FROM unnest(${typed.map((w) => w.group)}::int[], ${typed.map((w) => w.word)}::text[]) AS t(grp, word)),
     h AS (SELECT * FROM unnest(${parts.map((p) => p.group)}::int[], ${parts.map((p) => p.word)}::text[], ${parts.map((p) => p.part)}::text[]) AS h(grp, word, part)),
     x AS (SELECT * FROM unnest(${swaps.map((p) => p.group)}::int[], ${swaps.map((p) => p.word)}::text[], ${swaps.map((p) => p.swap)}::text[]) AS x(grp, word, swap)),
-    j AS (SELECT * FROM unnest(${pairs.map((p) => p.first)}::int[], ${pairs.map((p) => p.second)}::int[], ${pairs.map((p) => p.joined)}::text[],
-                               ${pairs.map((p) => p.words[0])}::text[], ${pairs.map((p) => p.words[1])}::text[]) AS j(ga, gb, joined, a, b))
+    j AS (SELECT * FROM unnest(${pairs.map((p) => p.id)}::int[], ${pairs.map((p) => p.joined)}::text[],
+                               ${pairs.map((p) => p.words[0])}::text[], ${pairs.map((p) => p.words[1])}::text[]) AS j(grp, joined, a, b))
     SELECT t.grp, c.term, similarity(c.term, t.word) AS sim, 'correction' AS kind, t.word AS typed, c.df
     FROM t CROSS JOIN LATERAL (
       -- KNN on the GiST trigram index (migration 0006): the CORRECTION_KNN_WINDOW nearest words, then ordered
@@ -209,36 +268,60 @@ async function vocabularyAlternatives(
     WHERE NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = x.word AND s.df > 0)
     UNION ALL
     -- Two adjacent words that together are a product-name word ("pager duty" -> "pagerduty"): an alternative of both.
-    SELECT g.grp, j.joined, 1.0, 'joined', j.joined, 0 FROM j CROSS JOIN LATERAL (VALUES (j.ga), (j.gb)) AS g(grp)
+    SELECT j.grp, j.joined, 1.0, 'joined', j.joined, 0 FROM j
     WHERE EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.joined AND s.name_df > 0)
     UNION ALL
     -- Two adjacent words, one of which (4+ letters, as for a correction) the corpus does not hold, that together are
     -- a typo of a product-name word ("cockroch db" -> "cockroachdb"): the nearest-words lookup of a correction,
     -- among name words (the partial index of migration 0011); the unknown word needs 4 letters, like a corrected
     -- one (stop words are unknown).
-    SELECT g.grp, c.term, similarity(c.term, j.joined), 'joined-correction', j.joined, 0
+    SELECT j.grp, c.term, similarity(c.term, j.joined), 'joined-correction', j.joined, 0
     FROM j CROSS JOIN LATERAL (
       SELECT k.term FROM (
         SELECT s.term FROM term_stats s WHERE s.name_df > 0
         ORDER BY s.term <-> j.joined LIMIT ${CORRECTION_KNN_WINDOW}) k
       WHERE similarity(k.term, j.joined) >= ${CORRECTION_MIN_SIMILARITY}
       ORDER BY similarity(k.term, j.joined) DESC, k.term COLLATE "C" LIMIT ${CORRECTION_CANDIDATES}) c
-    CROSS JOIN LATERAL (VALUES (j.ga), (j.gb)) AS g(grp)
     WHERE NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.joined AND s.name_df > 0)
       AND ((length(j.a) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.a AND s.df > 0))
         OR (length(j.b) >= 4 AND NOT EXISTS (SELECT 1 FROM term_stats s WHERE s.term COLLATE "C" = j.b AND s.df > 0)))`.execute(trx),
   );
-  const knownParts = rows.rows.filter((r) => r.kind === 'part').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
-  const joined = rows.rows.filter((r) => r.kind === 'joined').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
+  const found: VocabularyRow[][] = keys.map(() => []);
+  for (const row of rows.rows) found[row.grp].push(row);
+  return requested.map((key) => found[indexOf.get(vocabularyKeyId(key))!]);
+}
+
+/** correctionsAndCompletions' lookup, for distinct words and the pairs; alternatives by where they came from. */
+async function vocabularyAlternatives(
+  db: Kysely<Database>,
+  typed: QueryWord[],
+  pairs: ReturnType<typeof adjacentPairs>,
+): Promise<{ fromWords: QueryWord[]; fromPairs: QueryWord[] }> {
+  const byKey = await loadAll(vocabularyLoader(db), [
+    ...typed.map((w): VocabularyKey => ({ word: w.word, parts: w.parts ?? [] })),
+    ...pairs.map((p): VocabularyKey => ({ pair: p.words })),
+  ]);
+  // Each key's rows under the caller's concepts: a word's under its own, a pair's under both of its words'.
+  const rows = [
+    ...typed.flatMap((w, i) => byKey[i].map((row) => ({ ...row, grp: w.group }))),
+    ...pairs.flatMap((p, i) =>
+      byKey[typed.length + i].flatMap((row) => [
+        { ...row, grp: p.first },
+        { ...row, grp: p.second },
+      ]),
+    ),
+  ];
+  const knownParts = rows.filter((r) => r.kind === 'part').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
+  const joined = rows.filter((r) => r.kind === 'joined').map((r) => ({ group: r.grp, word: r.term, weight: EXPANSION_WEIGHT }));
   // A word that begins a product name is that name, not a typo: its completions replace its corrections.
-  const completed = new Set(rows.rows.filter((r) => r.kind === 'prefix').map((r) => r.grp));
+  const completed = new Set(rows.filter((r) => r.kind === 'prefix').map((r) => r.grp));
   // Sorted best first per group, each kind keeps the best CORRECTIONS_PER_WORD plausible ones of a concept.
   const correctionsKept = perGroupLimit(CORRECTIONS_PER_WORD);
   // A swap of two adjacent letters is one edit whatever the trigrams say: it counts as the closest correction.
   const closeness = (r: { kind: string; sim: number }) => (r.kind === 'swap' ? 1 : Number(r.sim));
   // Equally close ones by df, then by the word: the same vocabulary gives the same corrections, whatever order
   // the statement returned them in (two databases filled alike once chose "signup" -> "signal" and "signed").
-  const fixes = rows.rows
+  const fixes = rows
     .filter((r) => r.kind === 'correction' || r.kind === 'swap' || r.kind === 'prefix')
     .sort((a, b) => a.grp - b.grp || closeness(b) - closeness(a) || Number(b.df) - Number(a.df) || compareText(a.term, b.term))
     .filter((r) => {
@@ -251,9 +334,9 @@ async function vocabularyAlternatives(
       weight: r.kind === 'prefix' ? PREFIX_WEIGHT : correctionWeight(closeness(r)),
       correction: r.kind !== 'prefix',
     }));
-  const heads = rows.rows.filter((r) => r.kind === 'head').map((r) => ({ group: r.grp, word: r.term, weight: PREFIX_WEIGHT }));
+  const heads = rows.filter((r) => r.kind === 'head').map((r) => ({ group: r.grp, word: r.term, weight: PREFIX_WEIGHT }));
   const pairFixesKept = perGroupLimit(CORRECTIONS_PER_WORD);
-  const joinedFixes = rows.rows
+  const joinedFixes = rows
     .filter((r) => r.kind === 'joined-correction')
     .sort((a, b) => a.grp - b.grp || Number(b.sim) - Number(a.sim) || compareText(a.term, b.term))
     .filter((r) => {
@@ -295,41 +378,87 @@ export function correctionWeight(similarity: number): number {
   return Math.min(0.85, 0.5 + similarity / 2);
 }
 
+/** A word's lexeme with its document frequency, and the corpus's size, as the term statistics statement reads them. */
+interface WordLexeme {
+  lexeme: string;
+  df: number;
+  n: string;
+  total: number;
+}
+
+/**
+ * The term statistics statement's batches, one loader per database handle, as for the vocabulary statement
+ * (vocabularyLoader): the words of the pipelines that start together are read in one statement.
+ */
+const lexemeLoader = loaderPerHandle<string, WordLexeme[]>(
+  (db, words) => wordLexemes(db, words),
+  (word) => word,
+);
+
+/** Each word's lexemes (its English stems, and as written when it has any) with their document frequencies. */
+async function wordLexemes(db: Kysely<Database>, requested: readonly string[]): Promise<WordLexeme[][]> {
+  const words = [...new Set(requested)];
+  const rows = await sql<WordLexeme & { i: string }>`${PREPARED_STATEMENT}
+    WITH w AS (SELECT * FROM unnest(${words}::text[]) WITH ORDINALITY AS w(word, i)),
+    lx AS (
+      SELECT w.i, l.lexeme FROM w CROSS JOIN LATERAL (
+        SELECT unnest(tsvector_to_array(to_tsvector('english', w.word))) AS lexeme
+        UNION
+        SELECT unnest(tsvector_to_array(to_tsvector('simple', w.word))) WHERE to_tsvector('english', w.word) <> ''::tsvector
+      ) l
+    )
+    SELECT lx.i, lx.lexeme, coalesce(s.df, 0) AS df, c.live_entries AS n, c.total_length AS total
+    FROM lx LEFT JOIN lexeme_stats s ON s.lexeme = lx.lexeme CROSS JOIN corpus_stats c`.execute(db);
+  const found: WordLexeme[][] = words.map(() => []);
+  for (const row of rows.rows) found[Number(row.i) - 1].push({ lexeme: row.lexeme, df: Number(row.df), n: row.n, total: row.total });
+  const indexOf = new Map(words.map((word, i) => [word, i]));
+  return requested.map((word) => found[indexOf.get(word)!]);
+}
+
 /**
  * The words' lexemes (stemmed, and as written for names) with document frequencies from lexeme_stats.
  * A concept none of whose lexemes the corpus has still counts in lexicalMax with the IDF of an unseen
  * word: a query about things the registry does not hold must not look like a perfect match.
  */
 export async function resolveTerms(db: Kysely<Database>, words: QueryWord[]): Promise<Omit<LexicalQuery, 'text' | 'model' | 'dimensions'>> {
-  const rows = await sql<{
-    grp: number;
-    lexeme: string;
-    weight: number;
-    correction: boolean;
-    df: number;
-    n: string;
-    total: number;
-  }>`${PREPARED_STATEMENT}
-    WITH w AS (SELECT * FROM unnest(${words.map((w) => w.group)}::int[], ${words.map((w) => w.word)}::text[], ${words.map((w) => w.weight)}::float8[],
-                                    ${words.map((w) => w.correction === true)}::bool[]) AS w(grp, word, weight, correction)),
-    lx AS (
-      SELECT w.grp, w.weight, w.correction, l.lexeme FROM w CROSS JOIN LATERAL (
-        SELECT unnest(tsvector_to_array(to_tsvector('english', w.word))) AS lexeme
-        UNION
-        SELECT unnest(tsvector_to_array(to_tsvector('simple', w.word))) WHERE to_tsvector('english', w.word) <> ''::tsvector
-      ) l
-    )
-    SELECT lx.grp, lx.lexeme, max(lx.weight) AS weight, bool_and(lx.correction) AS correction, coalesce(max(s.df), 0) AS df, c.live_entries AS n, c.total_length AS total
-    FROM lx LEFT JOIN lexeme_stats s ON s.lexeme = lx.lexeme CROSS JOIN corpus_stats c
-    GROUP BY lx.grp, lx.lexeme, c.live_entries, c.total_length`.execute(db);
-  const n = rows.rows.length > 0 ? Number(rows.rows[0].n) : 0;
-  const averageLength = rows.rows.length > 0 && n > 0 ? Number(rows.rows[0].total) / n : 1;
-  const terms: QueryTerm[] = rows.rows.map((r) => ({
+  const found = await loadAll(
+    lexemeLoader(db),
+    words.map((w) => w.word),
+  );
+  // Each concept's lexemes: the best weight among its words that have the lexeme, a guess only if every one is.
+  const byTerm = new Map<
+    string,
+    { grp: number; lexeme: string; weight: number; correction: boolean; df: number; n: string; total: number }
+  >();
+  words.forEach((w, i) => {
+    for (const row of found[i]) {
+      const key = `${w.group}\u0000${row.lexeme}`;
+      const seen = byTerm.get(key);
+      if (!seen)
+        byTerm.set(key, {
+          grp: w.group,
+          lexeme: row.lexeme,
+          weight: w.weight,
+          correction: w.correction === true,
+          df: row.df,
+          n: row.n,
+          total: row.total,
+        });
+      else {
+        seen.weight = Math.max(seen.weight, w.weight);
+        seen.correction &&= w.correction === true;
+      }
+    }
+  });
+  const rows = [...byTerm.values()];
+  const n = rows.length > 0 ? Number(rows[0].n) : 0;
+  const averageLength = rows.length > 0 && n > 0 ? Number(rows[0].total) / n : 1;
+  const terms: QueryTerm[] = rows.map((r) => ({
     group: r.grp,
     lexeme: r.lexeme,
-    weight: Number(r.weight),
-    df: Number(r.df),
-    idf: idf(Number(r.df), n),
+    weight: r.weight,
+    df: r.df,
+    idf: idf(r.df, n),
     ...(r.correction ? { correction: true } : {}),
   }));
   return {
