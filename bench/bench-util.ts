@@ -88,6 +88,15 @@ export async function timeEach<T>(items: readonly T[], work: (item: T) => Promis
   return ms;
 }
 
+/** The records of a JSON-lines file, one per non-blank line. */
+export function readJsonLines<T>(file: string): T[] {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as T);
+}
+
 /** A command-line option's value (`--name value`); undefined when it is not given. */
 export function argValue(name: string): string | undefined {
   const i = process.argv.indexOf(name);

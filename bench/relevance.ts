@@ -54,7 +54,7 @@ import { loadQueryVocabulary, type QueryVocabulary } from '../src/search/query-v
 import { matchedTools } from '../src/search/matched-tools';
 import { collapseProducts, ProductKeyCache } from '../src/search/product-collapse';
 import { createSearchService, entriesOfPage } from '../src/search/search-service';
-import { argValue, bundledModel, databaseExists, PRODUCTION_RANKING, timeEach } from './bench-util';
+import { argValue, bundledModel, databaseExists, PRODUCTION_RANKING, readJsonLines, timeEach } from './bench-util';
 import { benchSignals, type Ranked } from './relevance-signals';
 import { PlainBm25 } from './plain-bm25';
 import { parseProductGlossary, type ProductGlossary } from '../src/catalog/product-glossary';
@@ -447,22 +447,16 @@ const EXTERNAL_DIR = path.join(ROOT, 'bench', 'livemcpbench');
 
 /** LiveMCPBench's tasks (bench/livemcpbench/queries.jsonl): every labelled server grade 2, one need per `requiredAnyOf` group. */
 function externalQueries(): Query[] {
-  const lines = fs
-    .readFileSync(path.join(EXTERNAL_DIR, 'queries.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim());
-  return lines.map((line, i) => {
-    const task = JSON.parse(line) as { text: string; relevant: string[]; requiredAnyOf: string[][] };
-    return {
-      id: `t${String(i + 1).padStart(3, '0')}`,
-      kind: 'multi',
-      text: task.text,
-      relevant: Object.fromEntries(task.relevant.map((id) => [id, 2])),
-      set: 'livemcpbench',
-      filter: [],
-      needs: task.requiredAnyOf,
-    };
-  });
+  const tasks = readJsonLines<{ text: string; relevant: string[]; requiredAnyOf: string[][] }>(path.join(EXTERNAL_DIR, 'queries.jsonl'));
+  return tasks.map((task, i) => ({
+    id: `t${String(i + 1).padStart(3, '0')}`,
+    kind: 'multi',
+    text: task.text,
+    relevant: Object.fromEntries(task.relevant.map((id) => [id, 2])),
+    set: 'livemcpbench',
+    filter: [],
+    needs: task.requiredAnyOf,
+  }));
 }
 
 /**

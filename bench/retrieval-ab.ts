@@ -12,7 +12,6 @@
 // The other checkout (e.g. `git worktree add /tmp/base <commit>` with node_modules linked) must read the
 // same schema: run the newer checkout's migrations on the database first. Read only; the embedder is
 // uncached in matchText, as a new query text is in production.
-import fs from 'node:fs';
 import path from 'node:path';
 import { connectDatabase } from '../src/db/connect';
 import * as here from '../src/search/relevance';
@@ -31,6 +30,7 @@ import {
   percentile,
   printTable,
   PRODUCTION_RANKING,
+  readJsonLines,
 } from './bench-util';
 
 type Relevance = typeof here;
@@ -93,11 +93,7 @@ async function main(): Promise<void> {
     const queries = [];
     const textsFile = argValue('--texts');
     const texts: Array<{ text: string; filter: NormalisedFilter }> = textsFile
-      ? fs
-          .readFileSync(textsFile, 'utf8')
-          .trim()
-          .split('\n')
-          .map((line) => ({ text: (JSON.parse(line) as { text: string }).text, filter: [] }))
+      ? readJsonLines<{ text: string }>(textsFile).map(({ text }) => ({ text, filter: [] }))
       : filteredLabelledQueries();
     for (const q of texts) queries.push({ ...q, prepared: await here.prepareQuery(handles.here.db, embedder, q.text) });
     for (let r = 0; r < runs; r++) {

@@ -151,17 +151,32 @@ export async function correctionsAndCompletions(db: Kysely<Database>, words: Que
 
 /**
  * A DataLoader per database handle over `batch`, without a cache (what it reads changes with every ingest): the
- * keys asked for in the same tick, whoever asks, are read in one call of `batch`.
+ * keys asked for in the same tick, whoever asks, are read in one call of `batch`, each distinct key (by `keyId`) once.
  */
 function loaderPerHandle<K, V>(
-  batch: (db: Kysely<Database>, keys: readonly K[]) => Promise<V[]>,
+  batch: (db: Kysely<Database>, distinct: readonly K[]) => Promise<V[]>,
   keyId: (key: K) => string,
-): (db: Kysely<Database>) => DataLoader<K, V, string> {
-  const loaders = new WeakMap<Kysely<Database>, DataLoader<K, V, string>>();
+): (db: Kysely<Database>) => DataLoader<K, V> {
+  const loaders = new WeakMap<Kysely<Database>, DataLoader<K, V>>();
+  const distinctBatch = async (db: Kysely<Database>, keys: readonly K[]): Promise<V[]> => {
+    const indexOf = new Map<string, number>();
+    const distinct: K[] = [];
+    const positions = keys.map((key) => {
+      const id = keyId(key);
+      let index = indexOf.get(id);
+      if (index === undefined) {
+        index = distinct.push(key) - 1;
+        indexOf.set(id, index);
+      }
+      return index;
+    });
+    const values = await batch(db, distinct);
+    return positions.map((index) => values[index]);
+  };
   return (db) => {
     let loader = loaders.get(db);
     if (!loader) {
-      loader = new DataLoader<K, V, string>((keys) => batch(db, keys), { cache: false, cacheKeyFn: keyId });
+      loader = new DataLoader<K, V>((keys) => distinctBatch(db, keys), { cache: false });
       loaders.set(db, loader);
     }
     return loader;
@@ -169,7 +184,7 @@ function loaderPerHandle<K, V>(
 }
 
 /** The values of `keys`, or the first error among them (the batch's statement failed). */
-async function loadAll<K, V>(loader: DataLoader<K, V, string>, keys: readonly K[]): Promise<V[]> {
+async function loadAll<K, V>(loader: DataLoader<K, V>, keys: readonly K[]): Promise<V[]> {
   const values = await loader.loadMany(keys);
   const failed = values.find((value): value is Error => value instanceof Error);
   if (failed) throw failed;
@@ -201,16 +216,7 @@ const vocabularyKeyId = (key: VocabularyKey): string =>
 const vocabularyLoader = loaderPerHandle<VocabularyKey, VocabularyRow[]>((db, keys) => vocabularyRows(db, keys), vocabularyKeyId);
 
 /** The vocabulary statement over distinct keys; each key's rows with `grp` its index among them. */
-async function vocabularyRows(db: Kysely<Database>, requested: readonly VocabularyKey[]): Promise<VocabularyRow[][]> {
-  const indexOf = new Map<string, number>();
-  const keys: VocabularyKey[] = [];
-  for (const key of requested) {
-    const id = vocabularyKeyId(key);
-    if (!indexOf.has(id)) {
-      indexOf.set(id, keys.length);
-      keys.push(key);
-    }
-  }
+async function vocabularyRows(db: Kysely<Database>, keys: readonly VocabularyKey[]): Promise<VocabularyRow[][]> {
   const typed = keys.flatMap((key, i) => ('word' in key ? [{ group: i, word: key.word, parts: key.parts }] : []));
   const pairs = keys.flatMap((key, i) => ('pair' in key ? [{ id: i, joined: key.pair[0] + key.pair[1], words: key.pair }] : []));
   const parts = typed.flatMap((w) => w.parts.map((part) => ({ group: w.group, word: w.word, part })));
@@ -288,7 +294,7 @@ async function vocabularyRows(db: Kysely<Database>, requested: readonly Vocabula
   );
   const found: VocabularyRow[][] = keys.map(() => []);
   for (const row of rows.rows) found[row.grp].push(row);
-  return requested.map((key) => found[indexOf.get(vocabularyKeyId(key))!]);
+  return found;
 }
 
 /** correctionsAndCompletions' lookup, for distinct words and the pairs; alternatives by where they came from. */
@@ -396,8 +402,7 @@ const lexemeLoader = loaderPerHandle<string, WordLexeme[]>(
 );
 
 /** Each word's lexemes (its English stems, and as written when it has any) with their document frequencies. */
-async function wordLexemes(db: Kysely<Database>, requested: readonly string[]): Promise<WordLexeme[][]> {
-  const words = [...new Set(requested)];
+async function wordLexemes(db: Kysely<Database>, words: readonly string[]): Promise<WordLexeme[][]> {
   const rows = await sql<WordLexeme & { i: string }>`${PREPARED_STATEMENT}
     WITH w AS (SELECT * FROM unnest(${words}::text[]) WITH ORDINALITY AS w(word, i)),
     lx AS (
@@ -411,8 +416,7 @@ async function wordLexemes(db: Kysely<Database>, requested: readonly string[]): 
     FROM lx LEFT JOIN lexeme_stats s ON s.lexeme = lx.lexeme CROSS JOIN corpus_stats c`.execute(db);
   const found: WordLexeme[][] = words.map(() => []);
   for (const row of rows.rows) found[Number(row.i) - 1].push({ lexeme: row.lexeme, df: Number(row.df), n: row.n, total: row.total });
-  const indexOf = new Map(words.map((word, i) => [word, i]));
-  return requested.map((word) => found[indexOf.get(word)!]);
+  return found;
 }
 
 /**
@@ -425,42 +429,25 @@ export async function resolveTerms(db: Kysely<Database>, words: QueryWord[]): Pr
     lexemeLoader(db),
     words.map((w) => w.word),
   );
+  // The corpus's size, the same on every row; none when no word has a lexeme.
+  const corpus = found.flat()[0];
+  const n = corpus ? Number(corpus.n) : 0;
+  const averageLength = corpus && n > 0 ? Number(corpus.total) / n : 1;
   // Each concept's lexemes: the best weight among its words that have the lexeme, a guess only if every one is.
-  const byTerm = new Map<
-    string,
-    { grp: number; lexeme: string; weight: number; correction: boolean; df: number; n: string; total: number }
-  >();
+  const byTerm = new Map<string, QueryTerm>();
   words.forEach((w, i) => {
-    for (const row of found[i]) {
-      const key = `${w.group}\u0000${row.lexeme}`;
+    for (const { lexeme, df } of found[i]) {
+      const key = `${w.group}\u0000${lexeme}`;
       const seen = byTerm.get(key);
       if (!seen)
-        byTerm.set(key, {
-          grp: w.group,
-          lexeme: row.lexeme,
-          weight: w.weight,
-          correction: w.correction === true,
-          df: row.df,
-          n: row.n,
-          total: row.total,
-        });
+        byTerm.set(key, { group: w.group, lexeme, weight: w.weight, df, idf: idf(df, n), ...(w.correction ? { correction: true } : {}) });
       else {
         seen.weight = Math.max(seen.weight, w.weight);
-        seen.correction &&= w.correction === true;
+        if (!w.correction) delete seen.correction;
       }
     }
   });
-  const rows = [...byTerm.values()];
-  const n = rows.length > 0 ? Number(rows[0].n) : 0;
-  const averageLength = rows.length > 0 && n > 0 ? Number(rows[0].total) / n : 1;
-  const terms: QueryTerm[] = rows.map((r) => ({
-    group: r.grp,
-    lexeme: r.lexeme,
-    weight: r.weight,
-    df: r.df,
-    idf: idf(r.df, n),
-    ...(r.correction ? { correction: true } : {}),
-  }));
+  const terms = [...byTerm.values()];
   return {
     terms,
     lexicalMax: lexicalMax(terms, n),
