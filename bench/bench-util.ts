@@ -11,7 +11,7 @@ import type { CatalogEntry } from '../src/catalog/catalog-entry';
 import type { Database } from '../src/db/schema';
 import { UseLiteEmbedder } from '../src/embedding/use-lite-embedder';
 import { ingestManifest, type IngestDeps, type WriteStageTimings } from '../src/ingest/ingest-manifest';
-import type { RankingDeps } from '../src/search/relevance';
+import { entryStateRanking, type RankingDeps } from '../src/search/relevance';
 import { normaliseFilter, type NormalisedFilter } from '../src/search/query-filter';
 import { ALEXANDRIA_MEDIA_TYPE } from '../src/alexandria/mapping';
 import { adminQuery } from '../test/helpers/test-database';
@@ -21,12 +21,7 @@ const DEFAULTS = envToConfig(readEnv({}));
 /** POST /search's ranking options under the default configuration (SEARCH_TYPE_WEIGHTS unset, the entry-state stage as configured by default). */
 export const PRODUCTION_RANKING: Pick<RankingDeps, 'typeWeights' | 'entryStates'> = {
   typeWeights: DEFAULT_SEARCH_TYPE_WEIGHTS,
-  entryStates: {
-    livenessDemotion: DEFAULTS.liveness.demotion,
-    dropDeadAfterSeconds: DEFAULTS.liveness.dropAfterSeconds,
-    verifiedBoost: DEFAULTS.trustRankBoost,
-    archivedDemotion: DEFAULTS.searchArchivedDemotion,
-  },
+  entryStates: entryStateRanking(DEFAULTS),
 };
 
 /**

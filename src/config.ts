@@ -93,6 +93,8 @@ export interface RegistryConfig {
   searchTypeWeights: Readonly<Record<string, number>>;
   /** An entry that says it is archived or deprecated ranks at (1 - this) of its rank (src/search/relevance/entry-state-adjustment.ts). */
   searchArchivedDemotion: number;
+  /** Matches the search pipeline keeps in memory for texts asked again while the index does not change; 0 = none (src/search/relevance/match-cache.ts). */
+  searchMatchCacheSize: number;
   /** JSON files extending the bundled synonyms / related words (src/search/query-vocabulary.ts); null = none. */
   searchSynonymsFile: string | null;
   searchRelatedWordsFile: string | null;
@@ -198,6 +200,8 @@ export function parseDnsServer(text: string): DnsServer | null {
  * relevance in a search that does not pick types: the registry answers "what can do this job?", and the
  * library's own tools always filter on its type. The literal is ALEXANDRIA_MEDIA_TYPE (checked by a test).
  */
+/** SEARCH_MATCH_CACHE_SIZE's default: matches kept in all, each ~0.3 KB (~15 MB; docs/performance.md). */
+export const DEFAULT_SEARCH_MATCH_CACHE_SIZE = 50_000;
 export const DEFAULT_SEARCH_TYPE_WEIGHTS: Readonly<Record<string, number>> = { 'application/vnd.alexandria.resource+json': 0.9 };
 
 export const DEFAULT_CRAWL_USER_AGENT = 'ard-registry/0.1 (+https://github.com/ard-registry/ard-registry; ARD crawler)';
@@ -421,6 +425,7 @@ const ENV_SCHEMA = z
     TRUST_POLL_MS: integer(30000, 0, 3600000),
     TRUST_RANK_BOOST: fraction(0),
     SEARCH_ARCHIVED_DEMOTION: fraction(0.5),
+    SEARCH_MATCH_CACHE_SIZE: integer(DEFAULT_SEARCH_MATCH_CACHE_SIZE, 0, 10_000_000),
     LIVENESS_PROBES: flag().default(true),
     LIVENESS_POLL_MS: integer(60000, 0, 3600000),
     LIVENESS_INTERVAL_SECONDS: integer(3600, 60, 30 * 86400),
@@ -513,6 +518,7 @@ export function envToConfig(env: Env): RegistryConfig {
     embeddingItemTimeoutMs: e.EMBEDDING_ITEM_TIMEOUT_MS,
     searchTypeWeights: e.SEARCH_TYPE_WEIGHTS,
     searchArchivedDemotion: e.SEARCH_ARCHIVED_DEMOTION,
+    searchMatchCacheSize: e.SEARCH_MATCH_CACHE_SIZE,
     searchSynonymsFile: e.SEARCH_SYNONYMS_FILE,
     searchRelatedWordsFile: e.SEARCH_RELATED_WORDS_FILE,
     searchGlossaryFile: e.SEARCH_GLOSSARY_FILE,

@@ -28,11 +28,12 @@ import { createLogger, type Logger } from './logger';
 import { mcpLivenessHandshake } from './mcp/liveness-probe';
 import { registerReadPoolMetrics } from './observability/database-metrics';
 import { registerFederationMetrics } from './observability/federation-metrics';
+import { registerMatchCacheMetrics } from './observability/search-metrics';
 import { createMetrics, type RegistryMetrics } from './observability/metrics';
 import type { HttpClient } from './outbound';
 import { createPageTokenCodec, type PageTokenCodec } from './search/paging';
 import { loadQueryVocabulary, type QueryVocabulary } from './search/query-vocabulary';
-import type { QueryEmbedder } from './search/relevance';
+import { entryStateRanking, MatchCache, type QueryEmbedder } from './search/relevance';
 import { createSearchService, type SearchService } from './search/search-service';
 import { startTrustUpkeep, type TrustUpkeep } from './trust';
 
@@ -182,20 +183,18 @@ export async function createContext(config: RegistryConfig, options: ContextOpti
     registerFederationMetrics(metrics, federation, mirror);
     if (database.readPool) registerReadPoolMetrics(metrics, database.readPool);
     const pageTokens = createPageTokenCodec(secret);
+    const matchCache = config.searchMatchCacheSize > 0 ? new MatchCache(config.searchMatchCacheSize) : undefined;
+    if (matchCache) registerMatchCacheMetrics(metrics, matchCache);
     const search = createSearchService({
       db: database.readDb,
       embedder,
       vocabulary,
       typeWeights: config.searchTypeWeights,
-      entryStates: {
-        livenessDemotion: config.liveness.demotion,
-        dropDeadAfterSeconds: config.liveness.dropAfterSeconds,
-        verifiedBoost: config.trustRankBoost,
-        archivedDemotion: config.searchArchivedDemotion,
-      },
+      entryStates: entryStateRanking(config),
       pageTokens,
       publicUrl: config.publicUrl,
       timings: metrics.searchTimings,
+      matchCache,
     });
     const library = registryLibrary(alexandria, { db: database.readDb, search });
     return {

@@ -53,6 +53,11 @@ const EXTENSION_STATE_VALUES: Record<string, readonly string[]> = {
   '@liveness': ['live', 'unreachable', 'dead', 'no-remote-endpoint', 'unknown'],
 };
 
+/** True when the filter names an entry state (`@verification`, `@liveness` or one of their fields): it reads their tables. */
+export function filtersOnEntryStates(filter: NormalisedFilter): boolean {
+  return filter.some((f) => Object.hasOwn(EXTENSION_FIELDS, f.path));
+}
+
 /** True when the filter names `@liveness` or one of its fields: it then sees entries search leaves out by default. */
 export function filtersOnLiveness(filter: NormalisedFilter): boolean {
   return filter.some((f) => f.path === LIVENESS_FIELD || f.path.startsWith(`${LIVENESS_FIELD}.`));

@@ -15,7 +15,15 @@ import { normaliseFilter, type NormalisedFilter, type QueryFilter } from './quer
 import { checkQueryText } from './query-text';
 import type { QueryVocabulary } from './query-vocabulary';
 import { collapseProducts, ProductKeyCache } from './product-collapse';
-import { matchText, withEnglishSenses, type EntryStateRanking, type Match, type QueryEmbedder, type RankingDeps } from './relevance';
+import {
+  matchText,
+  withEnglishSenses,
+  type EntryStateRanking,
+  type Match,
+  type MatchCache,
+  type QueryEmbedder,
+  type RankingDeps,
+} from './relevance';
 
 export interface RankedEntry {
   entry: CatalogEntry;
@@ -120,6 +128,8 @@ export interface SearchServiceDeps {
   /** This registry's public base URL, the `source` of its results. */
   publicUrl: string;
   timings?: SearchTimings;
+  /** Ranked lists kept while the index does not change (SEARCH_MATCH_CACHE_SIZE); absent: every request ranks. */
+  matchCache?: MatchCache;
 }
 
 export function createSearchService(deps: SearchServiceDeps): SearchService {
@@ -130,6 +140,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     typeWeights: deps.typeWeights,
     entryStates: deps.entryStates,
     timings: deps.timings,
+    matchCache: deps.matchCache,
   };
   const productKeys = new ProductKeyCache();
   const service: SearchService = {

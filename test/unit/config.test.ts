@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ALEXANDRIA_MEDIA_TYPE } from '../../src/alexandria/mapping';
-import { ConfigError, DEFAULT_SEARCH_TYPE_WEIGHTS, envToConfig, readEnv } from '../../src/config';
+import { ConfigError, DEFAULT_SEARCH_MATCH_CACHE_SIZE, DEFAULT_SEARCH_TYPE_WEIGHTS, envToConfig, readEnv } from '../../src/config';
 
 describe('readEnv', () => {
   it('reads only the known variables, trimmed, and drops blank ones', () => {
@@ -220,6 +220,14 @@ describe('documentation', () => {
     expect(() => envToConfig({ LIVENESS_INTERVAL_SECONDS: '5' })).toThrow(
       'LIVENESS_INTERVAL_SECONDS must be between 60 and 2592000; got 5',
     );
+  });
+
+  it('reads SEARCH_MATCH_CACHE_SIZE (matches kept; 0 = no cache), rejecting bad values by name', () => {
+    expect(envToConfig(readEnv({})).searchMatchCacheSize).toBe(DEFAULT_SEARCH_MATCH_CACHE_SIZE);
+    expect(envToConfig(readEnv({ SEARCH_MATCH_CACHE_SIZE: '0' })).searchMatchCacheSize).toBe(0);
+    expect(envToConfig(readEnv({ SEARCH_MATCH_CACHE_SIZE: '2000' })).searchMatchCacheSize).toBe(2000);
+    expect(() => envToConfig({ SEARCH_MATCH_CACHE_SIZE: 'lots' })).toThrow("SEARCH_MATCH_CACHE_SIZE must be an integer; got 'lots'");
+    expect(() => envToConfig({ SEARCH_MATCH_CACHE_SIZE: '-1' })).toThrow('SEARCH_MATCH_CACHE_SIZE must be between 0 and 10000000; got -1');
   });
 
   it('docs/configuration.md lists every variable readEnv reads', () => {

@@ -7,6 +7,7 @@
 // (SEARCH_ARCHIVED_DEMOTION). The search pipeline applies it to its matched set, so POST /search, POST /explore and
 // federation's `auto` (which fuses the local scores rank gives) all see the same adjusted list.
 import { sql, type Kysely } from 'kysely';
+import type { RegistryConfig } from '../../config';
 import { PREPARED_STATEMENT } from '../../db/prepared-statements';
 import type { Database } from '../../db/schema';
 import { filtersOnLiveness, type NormalisedFilter } from '../query-filter';
@@ -21,6 +22,18 @@ export interface EntryStateRanking {
   verifiedBoost: number;
   /** Entries that say they are archived or deprecated rank at (relevance x type weight) x (1 - demotion); 0 = off. */
   archivedDemotion?: number;
+}
+
+/** The ranking's entry states from the settings: LIVENESS_DEMOTION, LIVENESS_DROP_AFTER_SECONDS, TRUST_RANK_BOOST, SEARCH_ARCHIVED_DEMOTION. */
+export function entryStateRanking(
+  config: Pick<RegistryConfig, 'liveness' | 'trustRankBoost' | 'searchArchivedDemotion'>,
+): EntryStateRanking {
+  return {
+    livenessDemotion: config.liveness.demotion,
+    dropDeadAfterSeconds: config.liveness.dropAfterSeconds,
+    verifiedBoost: config.trustRankBoost,
+    archivedDemotion: config.searchArchivedDemotion,
+  };
 }
 
 interface EntryStates {

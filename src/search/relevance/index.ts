@@ -12,3 +12,4 @@ export * from './pipeline';
 export * from './entry-state-adjustment';
 export * from './need-texts';
 export * from './need-page';
+export * from './match-cache';

@@ -8,7 +8,7 @@
 import type { Kysely } from 'kysely';
 import { cjkGloss } from '../../catalog/cjk-glossary';
 import type { Database } from '../../db/schema';
-import type { NormalisedFilter } from '../query-filter';
+import { filtersOnEntryStates, type NormalisedFilter } from '../query-filter';
 import { compareText, embeddingText } from '../query-text';
 import { BUNDLED_VOCABULARY, type QueryVocabulary } from '../query-vocabulary';
 import {
@@ -54,6 +54,7 @@ import { withToolCosine } from './signals';
 import { topicLabels, type TopicLabelsStage } from './topic-labels';
 import { isImpliedNeed, needTexts, type NeedTextsStage } from './need-texts';
 import { assembleNeedPage } from './need-page';
+import { MatchCache, readIndexGeneration } from './match-cache';
 
 /** The stages of the pipeline, in the order they run. */
 export interface RankingStages {
@@ -116,6 +117,11 @@ export interface RankingDeps {
    */
   entryStates?: EntryStateRanking;
   timings?: StageTimings;
+  /**
+   * Ranked lists kept while the index does not change (SEARCH_MATCH_CACHE_SIZE, match-cache.ts); absent: every
+   * request ranks its texts. Used with the production stages only.
+   */
+  matchCache?: MatchCache;
 }
 
 /** Sums the wall time of the statements it runs. */
@@ -142,9 +148,44 @@ export async function matchText(
   stages: RankingStages = PRODUCTION_STAGES,
 ): Promise<Match[]> {
   const needs = stages.needTexts(text);
-  if (needs.length === 0) return confidentScores(await matchNeed(deps, text, filter, stages));
-  const [whole, ...perNeed] = await Promise.all([text, ...needs].map((t) => matchNeed(deps, t, filter, stages)));
+  const [whole, ...perNeed] = await needLists(deps, [text, ...needs], filter, stages);
+  if (needs.length === 0) return confidentScores(whole);
   return confidentScores(assembleNeedPage(whole, perNeed, { implied: needs.map(isImpliedNeed) }));
+}
+
+/**
+ * Each text's matched set with the entries' states applied, the texts at the same time. With a match cache
+ * (production stages, a filter that does not name an entry state) a text's list comes from it when the index
+ * generation has not moved since it was kept; the lists ranked here are kept when it did not move while they were
+ * (match-cache.ts). The entries' states are read for every request, kept list or not.
+ */
+async function needLists(deps: RankingDeps, texts: string[], filter: NormalisedFilter, stages: RankingStages): Promise<Match[][]> {
+  const cache = stages === PRODUCTION_STAGES && !filtersOnEntryStates(filter) ? deps.matchCache : undefined;
+  const withStates = (list: readonly Match[]) => withEntryStates(deps, list, filter);
+  if (!cache) return Promise.all(texts.map(async (t) => withStates(await matchNeed(deps, t, filter, stages))));
+  const generation = await readIndexGeneration(deps.db);
+  const ranked = new Map<string, Match[]>();
+  const lists = await Promise.all(
+    texts.map(async (t) => {
+      const key = MatchCache.key(deps.embedder.id, t, filter);
+      const kept = cache.get(key, generation);
+      if (kept) return withStates(kept);
+      const list = await matchNeed(deps, t, filter, stages);
+      ranked.set(key, list);
+      return withStates(list);
+    }),
+  );
+  if (ranked.size > 0) {
+    if ((await readIndexGeneration(deps.db)) === generation) for (const [key, list] of ranked) cache.set(key, generation, list);
+    else cache.discard();
+  }
+  return lists;
+}
+
+/** The list adjusted for its entries' liveness, trust and retirement, when the deps rank by them. */
+async function withEntryStates(deps: RankingDeps, list: readonly Match[], filter: NormalisedFilter): Promise<Match[]> {
+  const matches = list as Match[];
+  return deps.entryStates ? adjustForEntryState(deps.db, matches, filter, deps.entryStates, deps.typeWeights ?? {}) : matches;
 }
 
 /**
@@ -259,8 +300,7 @@ async function scoreCandidates(
     const unfiltered = await withToolCosines(deps.db, stages, q, await unfilteredCandidates(deps.db, stages, q), topics);
     matched = stages.threshold(scoreSignals(q, unfiltered, topics, stages.calibrate));
   }
-  const weighted = applyTypeWeights(toMatches(scored, matched), filter, deps.typeWeights ?? {});
-  return deps.entryStates ? adjustForEntryState(deps.db, weighted, filter, deps.entryStates, deps.typeWeights ?? {}) : weighted;
+  return applyTypeWeights(toMatches(scored, matched), filter, deps.typeWeights ?? {});
 }
 
 /** Every candidate of the query without a filter, the embedding known: the three retrievals at the same time. */

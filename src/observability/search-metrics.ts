@@ -1,0 +1,25 @@
+// Exports the search pipeline's match cache (src/search/relevance/match-cache.ts) at scrape time.
+import type { MatchCache } from '../search/relevance';
+import { registerSnapshotGauge, type RegistryMetrics } from './metrics';
+
+export function registerMatchCacheMetrics(metrics: RegistryMetrics, cache: MatchCache): void {
+  registerSnapshotGauge(metrics, {
+    name: 'ard_search_match_cache_lookups',
+    help: "Need texts looked up in the match cache since start, by result: 'hit', 'miss', or 'discarded' (ranked while the index changed, not kept).",
+    labelNames: ['result'] as const,
+    read: () => {
+      const s = cache.stats();
+      return [
+        { labels: { result: 'hit' }, value: s.hits },
+        { labels: { result: 'miss' }, value: s.misses },
+        { labels: { result: 'discarded' }, value: s.discarded },
+      ];
+    },
+  });
+  registerSnapshotGauge(metrics, {
+    name: 'ard_search_match_cache_matches',
+    help: 'Matches the match cache holds now (SEARCH_MATCH_CACHE_SIZE is its limit).',
+    labelNames: [] as const,
+    read: () => [{ labels: {}, value: cache.stats().matches }],
+  });
+}

@@ -1,0 +1,84 @@
+// The ranked lists a process has computed, kept for the same need text and filter while the index does not change
+// (decision 0049). POST /search's next pages, POST /explore after a search, a text asked again and the implied needs
+// several task texts share are then read from memory instead of ranked again.
+//
+// What is kept is a need's list before the entries' states (liveness, trust, archived: entry-state-adjustment.ts),
+// which are read for every request, so a probe or a verification shows in the next search without touching the cache.
+// What the kept part reads changes only with a committed write to the entries or their vectors, and each such commit
+// moves the index generation (migration 0027). A list is kept under the generation read before it was computed, and
+// only when the generation read after it is the same: a write committed while it was ranked leaves it out.
+import { sql, type Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import { PREPARED_STATEMENT } from '../../db/prepared-statements';
+import type { Database } from '../../db/schema';
+import type { NormalisedFilter } from '../query-filter';
+import type { Match } from './scoring';
+
+/** The index generation as the database behind `db` has it (a replica's is the primary's as of its replay). */
+export async function readIndexGeneration(db: Kysely<Database>): Promise<string> {
+  const { rows } = await sql<{ value: string }>`${PREPARED_STATEMENT} SELECT value FROM index_generation`.execute(db);
+  if (rows.length !== 1) throw new Error('index_generation has no row: is migration 0027 applied?');
+  return String(rows[0].value);
+}
+
+interface Kept {
+  generation: string;
+  matches: readonly Match[];
+}
+
+export interface MatchCacheStats {
+  hits: number;
+  misses: number;
+  /** Lists computed but not kept: the index changed while they were ranked. */
+  discarded: number;
+  lists: number;
+  matches: number;
+}
+
+/**
+ * Ranked lists by (model, need text, filter), each under the index generation it was computed at; at most
+ * `maxMatches` matches in all, the least recently used dropped first. A kept list is frozen and its matches are shared
+ * by every request that reads it: a caller that needs another order or other scores makes new matches, as the
+ * pipeline's later steps (entry states, the need page, the scores' confidence, the product collapse) do.
+ */
+export class MatchCache {
+  private readonly lists: LRUCache<string, Kept>;
+  private readonly counts = { hits: 0, misses: 0, discarded: 0 };
+
+  constructor(maxMatches: number) {
+    this.lists = new LRUCache<string, Kept>({ maxSize: Math.max(1, maxMatches), sizeCalculation: (kept) => kept.matches.length + 1 });
+  }
+
+  static key(model: string, text: string, filter: NormalisedFilter): string {
+    return JSON.stringify([model, text, filter]);
+  }
+
+  /** The list kept for `key` at `generation`, or undefined (a list of another generation is dropped). */
+  get(key: string, generation: string): readonly Match[] | undefined {
+    const kept = this.lists.get(key);
+    if (kept && kept.generation === generation) {
+      this.counts.hits++;
+      return kept.matches;
+    }
+    if (kept) this.lists.delete(key);
+    this.counts.misses++;
+    return undefined;
+  }
+
+  set(key: string, generation: string, matches: Match[]): void {
+    // The list is frozen, not its matches: a frozen object takes twice the memory of a plain one in V8 (~600 bytes
+    // against ~290 per match), and the pipeline's later steps already make new matches rather than change these.
+    this.lists.set(key, { generation, matches: Object.freeze(matches) });
+  }
+
+  /** Counts a list computed at a generation that moved before it was done. */
+  discard(): void {
+    this.counts.discarded++;
+  }
+
+  stats(): MatchCacheStats {
+    let matches = 0;
+    for (const kept of this.lists.values()) matches += kept.matches.length;
+    return { ...this.counts, lists: this.lists.size, matches };
+  }
+}
