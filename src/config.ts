@@ -195,13 +195,14 @@ export function parseDnsServer(text: string): DnsServer | null {
   return Number.isInteger(port) && port > 0 && port < 65536 ? { host: match[1], port } : null;
 }
 
+/** SEARCH_MATCH_CACHE_SIZE's default: matches kept in all, each ~0.3 KB (~15 MB; docs/performance.md). */
+export const DEFAULT_SEARCH_MATCH_CACHE_SIZE = 50_000;
+
 /**
  * The Alexandria library's records (papers, repositories and posts about agents) rank at 0.9 of their
  * relevance in a search that does not pick types: the registry answers "what can do this job?", and the
  * library's own tools always filter on its type. The literal is ALEXANDRIA_MEDIA_TYPE (checked by a test).
  */
-/** SEARCH_MATCH_CACHE_SIZE's default: matches kept in all, each ~0.3 KB (~15 MB; docs/performance.md). */
-export const DEFAULT_SEARCH_MATCH_CACHE_SIZE = 50_000;
 export const DEFAULT_SEARCH_TYPE_WEIGHTS: Readonly<Record<string, number>> = { 'application/vnd.alexandria.resource+json': 0.9 };
 
 export const DEFAULT_CRAWL_USER_AGENT = 'ard-registry/0.1 (+https://github.com/ard-registry/ard-registry; ARD crawler)';

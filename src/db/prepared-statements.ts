@@ -3,8 +3,8 @@
 // (node-postgres remembers which names a connection has parsed), and a caller that also sets
 // plan_cache_mode = force_generic_plan in its transaction plans it once per connection too. Only texts
 // from a small fixed set may carry the marker (the search statements without a filter, the entry states, product
-// keys and matched tools of a ranked list, the index generation: their text depends on the model and the ranking options alone), since
-// every distinct text stays prepared on every connection of the pool for the connection's life.
+// keys and matched tools of a ranked list, the index generation: their text depends on the model and the ranking
+// options alone), since every distinct text stays prepared on every connection of the pool for the connection's life.
 // docs/performance.md measures what it saves.
 import { createHash } from 'node:crypto';
 import pg from 'pg';

@@ -50,12 +50,12 @@ interface EntryStates {
  */
 export async function adjustForEntryState(
   db: Kysely<Database>,
-  matches: Match[],
+  matches: readonly Match[],
   filter: NormalisedFilter,
   ranking: EntryStateRanking,
   typeWeights: Readonly<Record<string, number>>,
   now: Date = new Date(),
-): Promise<Match[]> {
+): Promise<readonly Match[]> {
   if (matches.length === 0) return matches;
   const keepDead = filtersOnLiveness(filter);
   const states = await entryStates(db, matches, ranking, keepDead, now);
@@ -77,7 +77,7 @@ export async function adjustForEntryState(
  */
 async function entryStates(
   db: Kysely<Database>,
-  matches: Match[],
+  matches: readonly Match[],
   ranking: EntryStateRanking,
   keepDead: boolean,
   now: Date,

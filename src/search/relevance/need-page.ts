@@ -35,7 +35,7 @@ export interface NeedPageOptions {
  * before it. A need takes part in the rounds only with matches at the cutoff (minimum matches' weak fill covers
  * nothing); the whole text's best goes first in the first round (its single-need order keeps its first place).
  */
-export function assembleNeedPage(whole: Match[], needs: ReadonlyArray<Match[]>, options: NeedPageOptions = {}): Match[] {
+export function assembleNeedPage(whole: readonly Match[], needs: ReadonlyArray<readonly Match[]>, options: NeedPageOptions = {}): Match[] {
   const { implied = [], rounds = COVERAGE_ROUNDS } = options;
   const best = new Map<string, Match>();
   for (const match of [whole, ...needs].flat()) {

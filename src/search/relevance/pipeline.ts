@@ -157,9 +157,14 @@ export async function matchText(
  * Each text's matched set with the entries' states applied, the texts at the same time. With a match cache
  * (production stages, a filter that does not name an entry state) a text's list comes from it when the index
  * generation has not moved since it was kept; the lists ranked here are kept when it did not move while they were
- * (match-cache.ts). The entries' states are read for every request, kept list or not.
+ * (match-cache.ts). The entries' states are read for every request, kept list or not, beside the second read.
  */
-async function needLists(deps: RankingDeps, texts: string[], filter: NormalisedFilter, stages: RankingStages): Promise<Match[][]> {
+async function needLists(
+  deps: RankingDeps,
+  texts: string[],
+  filter: NormalisedFilter,
+  stages: RankingStages,
+): Promise<Array<readonly Match[]>> {
   const cache = stages === PRODUCTION_STAGES && !filtersOnEntryStates(filter) ? deps.matchCache : undefined;
   const withStates = (list: readonly Match[]) => withEntryStates(deps, list, filter);
   if (!cache) return Promise.all(texts.map(async (t) => withStates(await matchNeed(deps, t, filter, stages))));
@@ -169,23 +174,23 @@ async function needLists(deps: RankingDeps, texts: string[], filter: NormalisedF
     texts.map(async (t) => {
       const key = MatchCache.key(deps.embedder.id, t, filter);
       const kept = cache.get(key, generation);
-      if (kept) return withStates(kept);
+      if (kept) return kept;
       const list = await matchNeed(deps, t, filter, stages);
       ranked.set(key, list);
-      return withStates(list);
+      return list;
     }),
   );
-  if (ranked.size > 0) {
-    if ((await readIndexGeneration(deps.db)) === generation) for (const [key, list] of ranked) cache.set(key, generation, list);
-    else cache.discard();
-  }
-  return lists;
+  if (ranked.size === 0) return Promise.all(lists.map(withStates));
+  const [after, ...adjusted] = await Promise.all([readIndexGeneration(deps.db), ...lists.map(withStates)]);
+  if (after === generation) for (const [key, list] of ranked) cache.set(key, generation, list);
+  else cache.discard();
+  return adjusted;
 }
 
 /** The list adjusted for its entries' liveness, trust and retirement, when the deps rank by them. */
-async function withEntryStates(deps: RankingDeps, list: readonly Match[], filter: NormalisedFilter): Promise<Match[]> {
-  const matches = list as Match[];
-  return deps.entryStates ? adjustForEntryState(deps.db, matches, filter, deps.entryStates, deps.typeWeights ?? {}) : matches;
+function withEntryStates(deps: RankingDeps, list: readonly Match[], filter: NormalisedFilter): Promise<readonly Match[]> {
+  if (!deps.entryStates) return Promise.resolve(list);
+  return adjustForEntryState(deps.db, list, filter, deps.entryStates, deps.typeWeights ?? {});
 }
 
 /**

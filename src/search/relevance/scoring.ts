@@ -185,7 +185,7 @@ export function typeWeight(match: Pick<Match, 'type'>, filter: NormalisedFilter,
  * The matches ordered by `rankOf` (on [0, 1]), ties by identifier, each scored at toScore of it: the order
  * and the scores agree, within 0-100. A match whose rank is its relevance keeps its score.
  */
-export function rankBy(matches: Match[], rankOf: (match: Match) => number): Match[] {
+export function rankBy(matches: readonly Match[], rankOf: (match: Match) => number): Match[] {
   return matches
     .map((match) => ({ match, rank: rankOf(match) }))
     .sort((a, b) => b.rank - a.rank || compareIdentifiers(a.match, b.match))
@@ -197,7 +197,7 @@ export function rankBy(matches: Match[], rankOf: (match: Match) => number): Matc
  * scoreConfidence, capped by the score before it so the list stays in score order. The order is the ranking's:
  * nothing moves, only how sure each score says the match is.
  */
-export function confidentScores(matches: Match[]): Match[] {
+export function confidentScores(matches: readonly Match[]): Match[] {
   let cap = 100;
   return matches.map((match) => {
     const score = Math.min(cap, Math.round(match.score * scoreConfidence(match.lexical, match.agreement)));
