@@ -5,12 +5,13 @@ import { registerSnapshotGauge, type RegistryMetrics } from './metrics';
 export function registerMatchCacheMetrics(metrics: RegistryMetrics, cache: MatchCache): void {
   registerSnapshotGauge(metrics, {
     name: 'ard_search_match_cache_lookups',
-    help: "Need texts looked up in the match cache since start, by result: 'hit', 'miss', or 'discarded' (ranked while the index changed, not kept).",
+    help: "Need texts looked up in the match cache since start, by result: 'hit' (a kept list), 'joined' (waited for the same ranking in flight), 'miss' (ranked), or 'discarded' (ranked while the index changed, not kept).",
     labelNames: ['result'] as const,
     read: () => {
       const s = cache.stats();
       return [
         { labels: { result: 'hit' }, value: s.hits },
+        { labels: { result: 'joined' }, value: s.joined },
         { labels: { result: 'miss' }, value: s.misses },
         { labels: { result: 'discarded' }, value: s.discarded },
       ];

@@ -130,7 +130,7 @@ describe('the match cache', () => {
     const explored = await search.explore({ text, facets: [{ field: 'type' }] });
     const again = await search.search({ text, pageSize: 3 });
     expect(ranked()).toBe(1);
-    expect(cache.stats()).toMatchObject({ hits: 3, misses: 1, discarded: 0, lists: 1 });
+    expect(cache.stats()).toMatchObject({ hits: 3, joined: 0, misses: 1, discarded: 0, lists: 1 });
     // The kept list answers as the ranking does: the same results as a service without a cache.
     const uncached = createSearchService({
       db: demo.db,
@@ -143,6 +143,20 @@ describe('the match cache', () => {
     expect([...ids(first.results), ...ids(second.results)]).toEqual(ids(fresh.results));
     expect(again.results.map((r) => [r.identifier, r.score])).toEqual(first.results.map((r) => [r.identifier, r.score]));
     expect(explored.facets.type.buckets.length).toBeGreaterThan(0);
+  });
+
+  it('ranks a text once when a search and an explore of it come at the same time, as the portal asks them', async () => {
+    const { search, cache, ranked } = cachedSearch();
+    const text = 'monitor uptime of my websites';
+    const [page, explored] = await Promise.all([
+      search.search({ text, pageSize: 5 }),
+      search.explore({ text, facets: [{ field: 'type' }] }),
+    ]);
+    expect(ranked()).toBe(1);
+    expect(cache.stats()).toMatchObject({ misses: 1, joined: 1, lists: 1 });
+    expect(cache.rankingsInFlight).toBe(0);
+    const total = explored.facets.type.buckets.reduce((n, b) => n + b.count, 0);
+    expect(total).toBeGreaterThanOrEqual(page.results.length);
   });
 
   it('ranks again after another connection commits an entry, and the new entry is found', async () => {

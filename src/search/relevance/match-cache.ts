@@ -28,6 +28,8 @@ interface Kept {
 
 export interface MatchCacheStats {
   hits: number;
+  /** Lookups that found the same list being ranked by another request at the same generation, and waited for it. */
+  joined: number;
   misses: number;
   /** Lists computed but not kept: the index changed while they were ranked. */
   discarded: number;
@@ -35,15 +37,23 @@ export interface MatchCacheStats {
   matches: number;
 }
 
+/** What a lookup finds: a kept list, a ranking of it in flight, or nothing (the caller ranks). */
+export type MatchLookup = { kept: readonly Match[] } | { ranking: Promise<readonly Match[]> } | undefined;
+
 /**
  * Ranked lists by (model, need text, filter), each under the index generation it was computed at; at most
  * `maxMatches` matches in all, the least recently used dropped first. A kept list is frozen and its matches are shared
  * by every request that reads it: a caller that needs another order or other scores makes new matches, as the
  * pipeline's later steps (entry states, the need page, the scores' confidence, the product collapse) do.
+ *
+ * A list being ranked is shared too: a request that finds the same key at the same generation in flight (the portal
+ * asks POST /search and POST /explore of one text at once) waits for that ranking instead of running its own. Having
+ * read the same generation, it started before any write the ranking could have missed was committed.
  */
 export class MatchCache {
   private readonly lists: LRUCache<string, Kept>;
-  private readonly counts = { hits: 0, misses: 0, discarded: 0 };
+  private readonly inFlight = new Map<string, Promise<readonly Match[]>>();
+  private readonly counts = { hits: 0, joined: 0, misses: 0, discarded: 0 };
 
   constructor(maxMatches: number) {
     this.lists = new LRUCache<string, Kept>({ maxSize: Math.max(1, maxMatches), sizeCalculation: (kept) => kept.matches.length + 1 });
@@ -53,16 +63,32 @@ export class MatchCache {
     return JSON.stringify([model, text, filter]);
   }
 
-  /** The list kept for `key` at `generation`, or undefined (a list of another generation is dropped). */
-  get(key: string, generation: string): readonly Match[] | undefined {
+  /** The list kept for `key` at `generation`, or its ranking in flight, or undefined (a list of another generation is dropped). */
+  lookup(key: string, generation: string): MatchLookup {
     const kept = this.lists.get(key);
     if (kept && kept.generation === generation) {
       this.counts.hits++;
-      return kept.matches;
+      return { kept: kept.matches };
     }
     if (kept) this.lists.delete(key);
+    const ranking = this.inFlight.get(inFlightKey(key, generation));
+    if (ranking) {
+      this.counts.joined++;
+      return { ranking };
+    }
     this.counts.misses++;
     return undefined;
+  }
+
+  /** Registers the ranking of `key` at `generation` for other lookups until it settles; returns it. */
+  ranking<T extends readonly Match[]>(key: string, generation: string, ranking: Promise<T>): Promise<T> {
+    const name = inFlightKey(key, generation);
+    this.inFlight.set(name, ranking);
+    const settled = () => {
+      if (this.inFlight.get(name) === ranking) this.inFlight.delete(name);
+    };
+    ranking.then(settled, settled);
+    return ranking;
   }
 
   set(key: string, generation: string, matches: readonly Match[]): void {
@@ -80,4 +106,13 @@ export class MatchCache {
     // Each list's size is its matches + 1 (sizeCalculation).
     return { ...this.counts, lists: this.lists.size, matches: this.lists.calculatedSize - this.lists.size };
   }
+
+  /** How many rankings are in flight now. */
+  get rankingsInFlight(): number {
+    return this.inFlight.size;
+  }
+}
+
+function inFlightKey(key: string, generation: string): string {
+  return `${generation} ${key}`;
 }

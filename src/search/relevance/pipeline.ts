@@ -157,7 +157,8 @@ export async function matchText(
  * Each text's matched set with the entries' states applied, the texts at the same time. With a match cache
  * (production stages, a filter that does not name an entry state) a text's list comes from it when the index
  * generation has not moved since it was kept; the lists ranked here are kept when it did not move while they were
- * (match-cache.ts). The entries' states are read for every request, kept list or not, beside the second read.
+ * (match-cache.ts); one being ranked by another request at the same generation is waited for. The entries' states are
+ * read for every request, kept list or not, beside the second read.
  */
 async function needLists(
   deps: RankingDeps,
@@ -173,9 +174,9 @@ async function needLists(
   const lists = await Promise.all(
     texts.map(async (t) => {
       const key = MatchCache.key(deps.embedder.id, t, filter);
-      const kept = cache.get(key, generation);
-      if (kept) return kept;
-      const list = await matchNeed(deps, t, filter, stages);
+      const found = cache.lookup(key, generation);
+      if (found) return 'kept' in found ? found.kept : found.ranking;
+      const list = await cache.ranking(key, generation, matchNeed(deps, t, filter, stages));
       ranked.set(key, list);
       return list;
     }),
