@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { replicaName } from '../../src/db/read-pool';
+import { readIndexGeneration } from '../../src/search/relevance';
 import { fakeEmbedder } from '../helpers/fake-embedder';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
@@ -148,6 +149,32 @@ describe('two registry processes on a PostgreSQL primary and a streaming replica
       expect(now[REPLICA]).toBeGreaterThan(before[i][REPLICA]);
       expect(now.primary).toBe(before[i].primary);
     }
+  });
+
+  it('keep a ranked list per server: one ranked on the replica serves the next search there, and a write replayed there is found', async () => {
+    const reader = registries[1];
+    await waitFor('both processes find the replica caught up', () => registries.every(replicaUp));
+    // The generation names its server: a list ranked on one is never found by a read from the other (decision 0049).
+    const onPrimary = await readIndexGeneration(reader.ctx.db);
+    const onTheReplica = await readIndexGeneration(reader.ctx.readDb);
+    expect(onPrimary).toMatch(/@.+\/primary$/);
+    expect(onTheReplica).toMatch(/@.+\/replica$/);
+    const text = { query: { text: 'questions about zanzibar' }, pageSize: 5 };
+    const ids = (body: { results: Array<{ identifier: string }> }) => body.results.map((r) => r.identifier);
+    const lookups = async (result: string) =>
+      Number(
+        new RegExp(`^ard_search_match_cache_lookups\\{result="${result}"\\} (\\d+)$`, 'm').exec((await reader.get('/metrics')).body)?.[1],
+      );
+    const hitsBefore = await lookups('hit');
+    const before = await reader.post('/search', text);
+    expect((await reader.post('/search', text)).body).toEqual(before.body);
+    expect(await lookups('hit')).toBe(hitsBefore + 1);
+    expect(ids(before.body)).not.toContain('urn:air:replica.example:agent:zanzibar');
+    // Written through the other process on the primary; found by this one once the replica has replayed it.
+    expect((await registries[0].post('/admin/manifests', manifest('zanzibar'), auth)).status).toBe(200);
+    await waitFor('the entry is replayed on the replica', () => replicaHas('zanzibar'));
+    const after = await reader.post('/search', text);
+    expect(ids(after.body)[0]).toBe('urn:air:replica.example:agent:zanzibar');
   });
 
   it('leave a replica lagging more than DATABASE_REPLICA_MAX_LAG_SECONDS out: reads go to the primary and see the newest write', async () => {

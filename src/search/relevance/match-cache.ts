@@ -14,11 +14,19 @@ import type { Database } from '../../db/schema';
 import type { NormalisedFilter } from '../query-filter';
 import type { Match } from './scoring';
 
-/** The index generation as the database behind `db` has it (a replica's is the primary's as of its replay). */
+/**
+ * The index generation as the server that answers has it (a replica's is the primary's as of its replay), with the
+ * server: `<counter>@<address>:<port>/<primary|replica>`. The read pool may hand a request's statements to a replica
+ * or, while it lags or is down, to the primary; a list is kept only when both reads came from the same server at the
+ * same counter, and it is found only by a read from that server.
+ */
 export async function readIndexGeneration(db: Kysely<Database>): Promise<string> {
-  const { rows } = await sql<{ value: string }>`${PREPARED_STATEMENT} SELECT value FROM index_generation`.execute(db);
+  const { rows } = await sql<{ generation: string }>`${PREPARED_STATEMENT}
+    SELECT value || '@' || coalesce(host(inet_server_addr()), 'local') || ':' || coalesce(inet_server_port(), 0)
+      || CASE WHEN pg_is_in_recovery() THEN '/replica' ELSE '/primary' END AS generation
+    FROM index_generation`.execute(db);
   if (rows.length !== 1) throw new Error('index_generation has no row: is migration 0027 applied?');
-  return String(rows[0].value);
+  return rows[0].generation;
 }
 
 interface Kept {
