@@ -195,17 +195,25 @@ export const BESIDE_WORK_QUERIES = [
   'translate text',
 ];
 
-/** One POST /search of `text` (page size 10) at `base`, in ms; throws unless it answers 200. */
-export async function timedSearch(base: string, text: string): Promise<number> {
+/**
+ * One POST /search page of 10 of `text` at `base` (the page `pageToken` names, else the first): its time in ms and the
+ * next page's token; throws unless it answers 200.
+ */
+export async function searchPage(base: string, text: string, pageToken?: string): Promise<{ ms: number; pageToken?: string }> {
   const started = performance.now();
   const res = await fetch(`${base}/search`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: { text }, pageSize: 10 }),
+    body: JSON.stringify({ query: { text }, pageSize: 10, ...(pageToken ? { pageToken } : {}) }),
   });
-  await res.arrayBuffer();
+  const body = (await res.json()) as { pageToken?: string };
   if (res.status !== 200) throw new Error(`POST /search answered ${res.status}`);
-  return performance.now() - started;
+  return { ms: performance.now() - started, pageToken: body.pageToken };
+}
+
+/** One POST /search of `text` (page size 10) at `base`, in ms; throws unless it answers 200. */
+export async function timedSearch(base: string, text: string): Promise<number> {
+  return (await searchPage(base, text)).ms;
 }
 
 /**

@@ -6,22 +6,29 @@
 import { loadConfig } from '../src/config';
 import { startRegistry, type RunningRegistry } from '../src/server';
 import { databaseUrl } from '../test/helpers/test-database';
-import { databaseExists, labelledQueries, loadAverage, percentile, printTable } from './bench-util';
+import {
+  databaseExists,
+  inProcessBenchConfig,
+  labelledQueries,
+  loadAverage,
+  percentile,
+  printTable,
+  searchPage,
+  timedSearch,
+} from './bench-util';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 10_000);
 const DB_NAME = `ard_bench_search_${ENTRIES}`;
 const TEXTS = 120;
 
-async function timed(work: () => Promise<Response>): Promise<{ ms: number; body: string }> {
+/** The portal's search page for `text` (GET /?q=, as a browser asks it), in ms; throws unless it answers 200. */
+async function portalPage(url: string, text: string): Promise<number> {
   const started = performance.now();
-  const res = await work();
-  const body = await res.text();
-  if (res.status !== 200) throw new Error(`answered ${res.status}: ${body.slice(0, 200)}`);
-  return { ms: performance.now() - started, body };
+  const res = await fetch(`${url}/?q=${encodeURIComponent(text)}`, { headers: { accept: 'text/html' } });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`the portal's search page answered ${res.status}`);
+  return performance.now() - started;
 }
-
-const post = (url: string, body: unknown) =>
-  fetch(`${url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 interface Figures {
   portal: number[];
@@ -32,29 +39,20 @@ interface Figures {
 
 /** One text's four requests on one registry: the portal's search page, then a new text's first and second pages and the same text again. */
 async function measure(registry: RunningRegistry, text: string, into: Figures): Promise<void> {
-  into.portal.push(
-    (await timed(() => fetch(`${registry.url}/?q=${encodeURIComponent(`${text} portal`)}`, { headers: { accept: 'text/html' } }))).ms,
-  );
-  const first = await timed(() => post(registry.url, { query: { text }, pageSize: 10 }));
+  into.portal.push(await portalPage(registry.url, `${text} portal`));
+  const first = await searchPage(registry.url, text);
   into.first.push(first.ms);
-  const { pageToken } = JSON.parse(first.body) as { pageToken?: string };
-  if (pageToken) into.next.push((await timed(() => post(registry.url, { query: { text }, pageSize: 10, pageToken }))).ms);
-  into.again.push((await timed(() => post(registry.url, { query: { text }, pageSize: 10 }))).ms);
+  if (first.pageToken) into.next.push((await searchPage(registry.url, text, first.pageToken)).ms);
+  into.again.push(await timedSearch(registry.url, text));
 }
 
 async function main(): Promise<void> {
   if (!(await databaseExists(DB_NAME))) throw new Error(`${DB_NAME} does not exist: build it with \`npm run bench -- search\` first`);
   const loadAtStart = loadAverage();
-  const settings = {
+  const settings = inProcessBenchConfig(databaseUrl(DB_NAME), {
     liveness: { ...loadConfig().liveness, probes: false },
-    databaseUrl: databaseUrl(DB_NAME),
-    port: 0,
-    host: '127.0.0.1',
-    logLevel: 'silent' as const,
-    loadDemoCorpus: false,
-    rateLimitPerMinute: 0,
     pageTokenSecret: 'bench',
-  };
+  });
   const cached = await startRegistry(loadConfig(settings));
   const uncached = await startRegistry(loadConfig({ ...settings, searchMatchCacheSize: 0 }));
   try {
@@ -63,7 +61,7 @@ async function main(): Promise<void> {
       .slice(0, TEXTS);
     const on: Figures = { portal: [], first: [], next: [], again: [] };
     const off: Figures = { portal: [], first: [], next: [], again: [] };
-    for (const registry of [cached, uncached]) await timed(() => post(registry.url, { query: { text: 'warm up' } }));
+    for (const registry of [cached, uncached]) await timedSearch(registry.url, 'warm up');
     for (let i = 0; i < texts.length; i++) {
       // A text new to both registries (the suffix), the one going first alternating.
       const turns: Array<[RunningRegistry, Figures, string]> = [

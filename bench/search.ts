@@ -40,6 +40,7 @@ import {
   loadAverage,
   printTable,
   percentile,
+  searchPage,
   timedSearch,
 } from './bench-util';
 
@@ -178,19 +179,6 @@ async function explore(url: string, text: string | null): Promise<number> {
   return performance.now() - started;
 }
 
-/** One POST /search page of 10 (the page `pageToken` names, else the first): its time and the next page's token. */
-async function searchPage(base: string, text: string, pageToken?: string): Promise<{ ms: number; pageToken?: string }> {
-  const started = performance.now();
-  const res = await fetch(`${base}/search`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: { text }, pageSize: 10, ...(pageToken ? { pageToken } : {}) }),
-  });
-  const body = (await res.json()) as { pageToken?: string };
-  if (res.status !== 200) throw new Error(`POST /search answered ${res.status}`);
-  return { ms: performance.now() - started, pageToken: body.pageToken };
-}
-
 interface SideBySide {
   /** POST /search over HTTP, a text the registry has not embedded before. */
   http: number[];
@@ -208,8 +196,9 @@ interface SideBySide {
 
 /**
  * The four measurements of each text one after another (POST /search followed by the same search in-process without
- * the match cache and the same POST again, which the match cache answers; the embedding alone in the model's precision and in float32, the bare HNSW scan), their order rotating from text to
- * text, so the machine's changing speed moves them alike. The bare scans run on their own connection with the search
+ * the match cache and the same POST again, which the match cache answers; the embedding alone in the model's precision
+ * and in float32; the bare HNSW scan), their order rotating from text to text, so the machine's changing speed moves
+ * them alike. The bare scans run on their own connection with the search
  * path's hnsw.ef_search set for the session.
  */
 async function measureSideBySide(

@@ -13,6 +13,7 @@ import { createPageTokenCodec } from '../../src/search/paging';
 import { MatchCache, readIndexGeneration, type QueryEmbedder } from '../../src/search/relevance';
 import { createSearchService, type SearchService, type SearchStage } from '../../src/search/search-service';
 import { useDemoCorpusDatabase } from '../helpers/demo-database';
+import { sampleValue } from '../helpers/metrics';
 import { startTestRegistry } from '../helpers/registry';
 
 const demo = useDemoCorpusDatabase();
@@ -254,8 +255,7 @@ describe('the match cache', () => {
 
   it('is on in a registry by default (SEARCH_MATCH_CACHE_SIZE), counted in /metrics, and off at 0', async () => {
     const text = { query: { text: 'translate text between languages' }, pageSize: 5 };
-    const lookups = (metrics: string, result: string) =>
-      Number(new RegExp(`^ard_search_match_cache_lookups\\{result="${result}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? NaN);
+    const lookups = (metrics: string, result: string) => sampleValue(metrics, `ard_search_match_cache_lookups{result="${result}"}`);
     const on = await startTestRegistry();
     try {
       const first = await on.post('/search', text);

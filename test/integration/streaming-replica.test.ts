@@ -11,6 +11,7 @@ import pg from 'pg';
 import { replicaName } from '../../src/db/read-pool';
 import { readIndexGeneration } from '../../src/search/relevance';
 import { fakeEmbedder } from '../helpers/fake-embedder';
+import { sampleValue } from '../helpers/metrics';
 import { startTestRegistry, type TestRegistry } from '../helpers/registry';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database';
 
@@ -162,9 +163,7 @@ describe('two registry processes on a PostgreSQL primary and a streaming replica
     const text = { query: { text: 'questions about zanzibar' }, pageSize: 5 };
     const ids = (body: { results: Array<{ identifier: string }> }) => body.results.map((r) => r.identifier);
     const lookups = async (result: string) =>
-      Number(
-        new RegExp(`^ard_search_match_cache_lookups\\{result="${result}"\\} (\\d+)$`, 'm').exec((await reader.get('/metrics')).body)?.[1],
-      );
+      sampleValue((await reader.get('/metrics')).body, `ard_search_match_cache_lookups{result="${result}"}`);
     const hitsBefore = await lookups('hit');
     const before = await reader.post('/search', text);
     expect((await reader.post('/search', text)).body).toEqual(before.body);
