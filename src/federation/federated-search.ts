@@ -154,8 +154,8 @@ async function autoSearch(deps: FederatedSearchDeps, input: FederatedSearchInput
   // The local search starts with the fan-out, not after the peer list is read. Only its page's entries
   // are read: the merge takes at most pageSize local results (local copies are never dropped as duplicates).
   const local = deps.search
-    .rank(text, filter, { page: { offset, size: pageSize }, collapse })
-    .then(async ({ matches, entries }) => ({ matches, page: entries, results: await deps.search.resultsOf(text, entries) }));
+    .rankResults(text, filter, { page: { offset, size: pageSize }, collapse })
+    .then(({ matches, entries, results }) => ({ matches, page: entries, results }));
   // Awaited below; a failure before that must not leave this rejection unhandled.
   local.catch(() => undefined);
   let release: (() => void) | undefined;

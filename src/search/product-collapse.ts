@@ -22,9 +22,16 @@ export const PRODUCT_KEY_CACHE_SIZE = 20_000;
 /**
  * Product keys by content hash, least recently used dropped past `limit`: keys are a function of the content, so
  * each version of an entry is normalised once (URL parsing was ~1.5-3 ms of the collapse of a 270-entry list).
+ *
+ * Beside them, the keys of the entries read at one index generation (match-cache.ts), by identifier, at most `limit`:
+ * an entry's product fields change only with a committed write, which moves the generation, so a list ranked at the
+ * generation the keys were read at collapses without reading them again (the statement and its rows were ~1.6 ms of
+ * a search at 10k entries, docs/performance.md). A list of another generation starts them anew.
  */
 export class ProductKeyCache {
   private readonly byHash = new Map<string, ProductKeys>();
+  private generation: string | undefined;
+  private readonly byIdentifier = new Map<string, ProductKeys>();
   constructor(private readonly limit = PRODUCT_KEY_CACHE_SIZE) {}
 
   keysOf(contentHash: string, fields: Parameters<typeof productKeys>[0]): ProductKeys {
@@ -39,12 +46,36 @@ export class ProductKeyCache {
     if (this.byHash.size > this.limit) this.byHash.delete(this.byHash.keys().next().value!);
     return keys;
   }
+
+  /** The keys of `identifier` as read at `generation`, if they were. */
+  keysAt(generation: string, identifier: string): ProductKeys | undefined {
+    return generation === this.generation ? this.byIdentifier.get(identifier) : undefined;
+  }
+
+  /** Remembers `identifier`'s keys as read at `generation`; those of another generation are forgotten. */
+  rememberAt(generation: string, identifier: string, keys: ProductKeys): void {
+    if (generation !== this.generation) {
+      this.generation = generation;
+      this.byIdentifier.clear();
+    }
+    this.byIdentifier.set(identifier, keys);
+    if (this.byIdentifier.size > this.limit) this.byIdentifier.delete(this.byIdentifier.keys().next().value!);
+  }
 }
 
-/** The ranked list collapsed by product, the keys read for its entries in one statement (primary key lookups). */
-export async function collapseProducts(db: Kysely<Database>, matches: Match[], cache = new ProductKeyCache()): Promise<CollapsedList> {
+/**
+ * The ranked list collapsed by product, the keys read for its entries in one statement (primary key lookups). With
+ * the index `generation` the list was ranked at (pipeline.ts matchTextAt), only the entries whose keys `cache` has not
+ * read at that generation are read.
+ */
+export async function collapseProducts(
+  db: Kysely<Database>,
+  matches: Match[],
+  cache = new ProductKeyCache(),
+  generation?: string,
+): Promise<CollapsedList> {
   if (matches.length < 2) return { matches, collapsed: new Map() };
-  return collapseByProduct(matches, await readProductKeys(db, matches, cache));
+  return collapseByProduct(matches, await readProductKeys(db, matches, cache, generation));
 }
 
 /**
@@ -105,11 +136,31 @@ function repositoriesOfSeveralServers(keys: ProductKeys[]): Set<string> {
   return several;
 }
 
-/** The fields productKeys reads, for the listed entries: `product_fields`, written with the entry (migration 0018). */
-async function readProductKeys(db: Kysely<Database>, matches: Match[], cache: ProductKeyCache): Promise<Map<string, ProductKeys>> {
-  const ids = matches.map((m) => m.identifier);
+/**
+ * The fields productKeys reads, for the listed entries: `product_fields`, written with the entry (migration 0018);
+ * at a `generation`, those `cache` read at it are not read again. A deleted entry has none.
+ */
+async function readProductKeys(
+  db: Kysely<Database>,
+  matches: Match[],
+  cache: ProductKeyCache,
+  generation: string | undefined,
+): Promise<Map<string, ProductKeys>> {
+  const keys = new Map<string, ProductKeys>();
+  const ids: string[] = [];
+  for (const { identifier } of matches) {
+    const known = generation === undefined ? undefined : cache.keysAt(generation, identifier);
+    if (known) keys.set(identifier, known);
+    else ids.push(identifier);
+  }
+  if (ids.length === 0) return keys;
   const { rows } = await sql<{ identifier: string; content_hash: string; fields: Parameters<typeof productKeys>[0] }>`${PREPARED_STATEMENT}
     SELECT identifier, content_hash, product_fields AS fields
     FROM entries WHERE identifier = ANY(${ids}::text[]) AND deleted_at IS NULL`.execute(db);
-  return new Map(rows.map((r) => [r.identifier, cache.keysOf(r.content_hash, r.fields)]));
+  for (const r of rows) {
+    const read = cache.keysOf(r.content_hash, r.fields);
+    if (generation !== undefined) cache.rememberAt(generation, r.identifier, read);
+    keys.set(r.identifier, read);
+  }
+  return keys;
 }

@@ -17,6 +17,7 @@ import type { QueryVocabulary } from './query-vocabulary';
 import { collapseProducts, ProductKeyCache } from './product-collapse';
 import {
   matchText,
+  matchTextAt,
   withEnglishSenses,
   type EntryStateRanking,
   type Match,
@@ -89,6 +90,11 @@ export interface RankedPage {
   entries: PagedEntry[];
 }
 
+/** A ranked list and one page of it with its entries as results (SearchService.rankResults). */
+export interface RankedResults extends RankedPage {
+  results: SearchResultItem[];
+}
+
 export interface RankOptions {
   /** [offset, offset + size) of the list; the whole list when absent. */
   page?: { offset: number; size: number };
@@ -106,8 +112,15 @@ export interface SearchService {
    * `collapse` is false, and the entries of its `page` (the whole list without it), read for that page alone.
    */
   rank(text: string, filter: NormalisedFilter, options?: RankOptions): Promise<RankedPage>;
-  /** A page's entries as results: score, source, the tools `text` matched (`@matchedTools`), the product's other entries. */
-  resultsOf(text: string, entries: readonly PagedEntry[]): Promise<SearchResultItem[]>;
+  /**
+   * rank for one page, with the page's entries as results: score, source, the tools `text` matched
+   * (`@matchedTools`), the product's other entries (pageResults).
+   */
+  rankResults(
+    text: string,
+    filter: NormalisedFilter,
+    options: RankOptions & { page: { offset: number; size: number } },
+  ): Promise<RankedResults>;
   /** POST /explore: facet counts over the matched set. */
   explore(input: ExploreInput): Promise<ExploreOutput>;
   /** Runs `work`, reporting its duration as `stage`. */
@@ -143,6 +156,11 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
     matchCache: deps.matchCache,
   };
   const productKeys = new ProductKeyCache();
+  /** The ranked list, collapsed by product unless `collapse` is false (the keys kept per index generation). */
+  const rankedList = async (text: string, filter: NormalisedFilter, collapse = true) => {
+    const { matches, generation } = await matchTextAt(ranking, text, filter);
+    return collapse ? collapseProducts(deps.db, matches, productKeys, generation) : { matches, collapsed: undefined };
+  };
   const service: SearchService = {
     open(input, op) {
       const text = checkQueryText(input.text);
@@ -158,31 +176,21 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
       const { text, pageSize, filter, page, collapse } = service.open(input, 'search');
       // Only the page's entries are read (the whole list's were ~4 ms at 10k, docs/performance.md). An entry
       // deleted between the match and the read leaves its page one short; the next page is unaffected.
-      const { matches, entries } = await service.rank(text, filter, { page: { offset: page.offset, size: pageSize }, collapse });
+      const { matches, results } = await service.rankResults(text, filter, { page: { offset: page.offset, size: pageSize }, collapse });
       const next = page.offset + pageSize < matches.length ? page.next(page.offset + pageSize) : undefined;
-      return {
-        results: await service.resultsOf(text, entries),
-        ...(next ? { pageToken: next } : {}),
-      };
-    },
-
-    async resultsOf(text, entries) {
-      // The words the ranking searched with: a Chinese query's English senses name the English tools it matched.
-      const tools = await matchedTools(
-        deps.db,
-        withEnglishSenses(text).text,
-        entries.map((r) => r.entry.identifier),
-        new Map(entries.flatMap((r) => (r.vectorTool !== undefined ? [[r.entry.identifier, r.vectorTool]] : []))),
-      );
-      return entries.map((r) => searchResultOf(r, deps.publicUrl, tools.get(r.entry.identifier) ?? []));
+      return { results, ...(next ? { pageToken: next } : {}) };
     },
 
     async rank(text, filter, options = {}) {
-      const ranked = await matchText(ranking, text, filter);
-      const { matches, collapsed } =
-        options.collapse === false ? { matches: ranked, collapsed: undefined } : await collapseProducts(deps.db, ranked, productKeys);
+      const { matches, collapsed } = await rankedList(text, filter, options.collapse);
       const { offset, size } = options.page ?? { offset: 0, size: matches.length };
       return { matches, entries: await entriesOfPage(deps.db, matches, offset, size, collapsed) };
+    },
+
+    async rankResults(text, filter, options) {
+      const { matches, collapsed } = await rankedList(text, filter, options.collapse);
+      const { offset, size } = options.page;
+      return { matches, ...(await pageResults(deps.db, deps.publicUrl, text, matches, offset, size, collapsed)) };
     },
 
     explore(input) {
@@ -220,6 +228,33 @@ function searchResultOf(r: PagedEntry, publicUrl: string, matchedTools: string[]
     source: r.mirroredFrom ?? publicUrl,
     ...(r.collapsed.length > 0 ? { '@collapsed': r.collapsed } : {}),
   };
+}
+
+/**
+ * The page matches[offset, offset + size) as results: its entries (entriesOfPage) and the tools `text` matched, read
+ * at the same time (two statements on two connections rather than one after the other).
+ */
+export async function pageResults(
+  db: Kysely<Database>,
+  publicUrl: string,
+  text: string,
+  matches: Match[],
+  offset: number,
+  size: number,
+  collapsed?: ReadonlyMap<string, string[]>,
+): Promise<{ entries: PagedEntry[]; results: SearchResultItem[] }> {
+  const slice = matches.slice(offset, offset + size);
+  const [entries, tools] = await Promise.all([
+    entriesOfPage(db, matches, offset, size, collapsed),
+    // The words the ranking searched with: a Chinese query's English senses name the English tools it matched.
+    matchedTools(
+      db,
+      withEnglishSenses(text).text,
+      slice.map((m) => m.identifier),
+      new Map(slice.flatMap((m) => (m.vectorTool !== undefined ? [[m.identifier, m.vectorTool]] : []))),
+    ),
+  ]);
+  return { entries, results: entries.map((r) => searchResultOf(r, publicUrl, tools.get(r.entry.identifier) ?? [])) };
 }
 
 /**

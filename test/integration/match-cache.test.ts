@@ -253,6 +253,60 @@ describe('the match cache', () => {
     expect(cache.stats()).toMatchObject({ misses, hits: misses });
   });
 
+  it("collapses products with the keys read at the list's generation, and reads them again after another connection's write", async () => {
+    // Counts the statements that read product keys (product-collapse.ts) through this service's pool.
+    let keyReads = 0;
+    const counted = demo.db.withPlugin({
+      transformQuery: ({ node }) => {
+        if (JSON.stringify(node).includes('product_fields')) keyReads++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    const search = createSearchService({
+      db: counted,
+      embedder,
+      pageTokens: createPageTokenCodec('match-cache-test'),
+      publicUrl: 'http://registry.test/',
+      entryStates: ENTRY_STATES,
+      matchCache: new MatchCache(10_000),
+    });
+    const text = 'walrus sonar buoy telemetry';
+    const one = 'urn:air:cache-probe.example.com:walrus-sonar';
+    const two = 'urn:air:cache-probe.example.com:walrus-sonar-mirror';
+    const entry = (identifier: string, repositoryUrl: string) => ({
+      ...manifestWith(identifier, 'Walrus Sonar', 'Walrus sonar buoy telemetry: pings, depth and temperature.').entries[0],
+      metadata: { repositoryUrl },
+    });
+    const ingest = async (entries: object[]) =>
+      expect(
+        (await ingestManifest({ db: writer.db, embedder }, { specVersion: '1.0', entries }, { origin: 'test:match-cache' })).rejected,
+      ).toEqual([]);
+    await ingest([entry(one, 'https://github.com/walrus/sonar-mcp'), entry(two, 'https://github.com/walrus/sonar-mcp')]);
+
+    const first = await search.search({ text, pageSize: 10 });
+    const walrus = first.results.filter((r) => [one, two].includes(r.identifier));
+    expect(walrus).toHaveLength(1);
+    expect(walrus[0]['@collapsed']).toEqual([[one, two].find((id) => id !== walrus[0].identifier)]);
+    expect(keyReads).toBe(1);
+    // The same list and another text's at the same generation: the keys already read are not read again.
+    const again = await search.search({ text, pageSize: 10 });
+    expect(again.results).toEqual(first.results);
+    await search.search({ text: 'walrus sonar', pageSize: 10 });
+    expect(keyReads).toBeLessThanOrEqual(2);
+    const reads = keyReads;
+    await search.search({ text: 'walrus sonar', pageSize: 10 });
+    expect(keyReads).toBe(reads);
+
+    // The other connection moves one of them to another repository: two products now, each its own result.
+    await ingest([entry(two, 'https://github.com/walrus/sonar-mirror-mcp')]);
+    const after = await search.search({ text, pageSize: 10 });
+    expect(keyReads).toBe(reads + 1);
+    const listed = after.results.filter((r) => [one, two].includes(r.identifier));
+    expect(listed.map((r) => r.identifier).sort()).toEqual([one, two]);
+    expect(listed.map((r) => r['@collapsed'])).toEqual([undefined, undefined]);
+  });
+
   it('is on in a registry by default (SEARCH_MATCH_CACHE_SIZE), counted in /metrics, and off at 0', async () => {
     const text = { query: { text: 'translate text between languages' }, pageSize: 5 };
     const lookups = (metrics: string, result: string) => sampleValue(metrics, `ard_search_match_cache_lookups{result="${result}"}`);

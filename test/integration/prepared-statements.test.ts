@@ -105,8 +105,7 @@ describe('prepared search statements', () => {
       ['sqlite', false],
       ['send a message to a slack channel', true],
     ] as const) {
-      const ranked = await service.rank(text, normaliseFilter(undefined), { page: { offset: 0, size: 50 }, collapse });
-      pages.push(await service.resultsOf(text, ranked.entries));
+      pages.push((await service.rankResults(text, normaliseFilter(undefined), { page: { offset: 0, size: 50 }, collapse })).results);
     }
     // The archived SQLite server is found through the states statement: it ranks below the active one.
     const sqlite = pages[0].map((r) => r.displayName);

@@ -13,9 +13,8 @@ import { fillToolVectors } from '../../src/embedding/tool-vectors';
 import { ingestManifest } from '../../src/ingest/ingest-manifest';
 import { createLogger } from '../../src/logger';
 import { MAX_MATCHED_TOOLS, matchedTools } from '../../src/search/matched-tools';
-import { createPageTokenCodec } from '../../src/search/paging';
 import { normaliseFilter } from '../../src/search/query-filter';
-import { createSearchService, entriesOfPage } from '../../src/search/search-service';
+import { pageResults } from '../../src/search/search-service';
 import {
   matchText,
   PRODUCTION_STAGES,
@@ -250,13 +249,7 @@ it('names the tool whose vector raised an entry in @matchedTools, though it shar
   const full = await matchedTools(database.db, 'file', [FILES], new Map([[FILES, 6]]));
   expect(full.get(FILES)).toEqual([...fileTools.slice(0, MAX_MATCHED_TOOLS - 1).map((t) => t.name), 'file_op_6']);
 
-  // The page's entries carry the position from the match, and resultsOf names the tool.
-  const search = createSearchService({
-    db: database.db,
-    embedder: model,
-    pageTokens: createPageTokenCodec('test'),
-    publicUrl: 'http://registry.test/',
-  });
+  // The page's entries carry the position from the match, and the page's results name the tool.
   const match = {
     identifier: TIDES,
     type: MCP,
@@ -269,9 +262,9 @@ it('names the tool whose vector raised an entry in @matchedTools, though it shar
     agreement: 1,
     vectorTool: 0,
   };
-  const page = await entriesOfPage(database.db, [match], 0, 1);
+  const { entries: page, results } = await pageResults(database.db, 'http://registry.test/', 'lunar almanac', [match], 0, 1);
   expect(page.map((p) => p.vectorTool)).toEqual([0]);
-  const [result] = await search.resultsOf('lunar almanac', page);
+  const [result] = results;
   expect(result['@matchedTools']).toEqual(['surf_forecast']);
 });
 

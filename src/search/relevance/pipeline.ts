@@ -147,10 +147,33 @@ export async function matchText(
   filter: NormalisedFilter,
   stages: RankingStages = PRODUCTION_STAGES,
 ): Promise<Match[]> {
+  return (await matchTextAt(deps, text, filter, stages)).matches;
+}
+
+/** A text's matched set (matchText) and the index generation it was ranked at, when the match cache read one. */
+export interface MatchedSet {
+  matches: Match[];
+  /**
+   * The index generation read before the lists were ranked or found (match-cache.ts); undefined without a match
+   * cache or for a filter on the entries' states. What is kept per generation beside the lists (the product keys
+   * of product-collapse.ts) is valid for the same generation.
+   */
+  generation?: string;
+}
+
+/** matchText, with the index generation the set was ranked at (MatchedSet). */
+export async function matchTextAt(
+  deps: RankingDeps,
+  text: string,
+  filter: NormalisedFilter,
+  stages: RankingStages = PRODUCTION_STAGES,
+): Promise<MatchedSet> {
   const needs = stages.needTexts(text);
-  const [whole, ...perNeed] = await needLists(deps, [text, ...needs], filter, stages);
-  if (needs.length === 0) return confidentScores(whole);
-  return confidentScores(assembleNeedPage(whole, perNeed, { implied: needs.map(isImpliedNeed) }));
+  const { lists, generation } = await needLists(deps, [text, ...needs], filter, stages);
+  const [whole, ...perNeed] = lists;
+  const matches =
+    needs.length === 0 ? confidentScores(whole) : confidentScores(assembleNeedPage(whole, perNeed, { implied: needs.map(isImpliedNeed) }));
+  return { matches, ...(generation !== undefined ? { generation } : {}) };
 }
 
 /**
@@ -158,17 +181,18 @@ export async function matchText(
  * (production stages, a filter that does not name an entry state) a text's list comes from it when the index
  * generation has not moved since it was kept; the lists ranked here are kept when it did not move while they were
  * (match-cache.ts); one being ranked by another request at the same generation is waited for. The entries' states are
- * read for every request, kept list or not, beside the second read.
+ * read for every request, kept list or not, beside the second read. With a match cache, the generation read first
+ * comes back with the lists.
  */
 async function needLists(
   deps: RankingDeps,
   texts: string[],
   filter: NormalisedFilter,
   stages: RankingStages,
-): Promise<Array<readonly Match[]>> {
+): Promise<{ lists: Array<readonly Match[]>; generation?: string }> {
   const cache = stages === PRODUCTION_STAGES && !filtersOnEntryStates(filter) ? deps.matchCache : undefined;
   const withStates = (list: readonly Match[]) => withEntryStates(deps, list, filter);
-  if (!cache) return Promise.all(texts.map(async (t) => withStates(await matchNeed(deps, t, filter, stages))));
+  if (!cache) return { lists: await Promise.all(texts.map(async (t) => withStates(await matchNeed(deps, t, filter, stages)))) };
   const generation = await readIndexGeneration(deps.db);
   const ranked = new Map<string, Match[]>();
   const lists = await Promise.all(
@@ -181,11 +205,11 @@ async function needLists(
       return list;
     }),
   );
-  if (ranked.size === 0) return Promise.all(lists.map(withStates));
+  if (ranked.size === 0) return { lists: await Promise.all(lists.map(withStates)), generation };
   const [after, ...adjusted] = await Promise.all([readIndexGeneration(deps.db), ...lists.map(withStates)]);
   if (after === generation) for (const [key, list] of ranked) cache.set(key, generation, list);
   else cache.discard();
-  return adjusted;
+  return { lists: adjusted, generation };
 }
 
 /** The list adjusted for its entries' liveness, trust and retirement, when the deps rank by them. */
