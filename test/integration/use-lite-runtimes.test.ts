@@ -45,7 +45,7 @@ describe('the bundled model on onnxruntime-node', () => {
     expect(await tfjs.runtime()).toBe('tfjs');
   });
 
-  it('in float32 gives the vectors of the TF.js graph, to 1e-5 per dimension; in int8 (the default, either 8-bit form of the weights) within cosine 0.997', async () => {
+  it('in float32 gives the vectors of the TF.js graph, to 1e-5 per dimension; in int8 (the 8-bit form of the weights this CPU gets, and the uint8 form every CPU runs) within cosine 0.997', async () => {
     const texts = [...corpusTexts, ...edgeTexts];
     expect(corpusTexts.length).toBeGreaterThan(150);
     const [int8, a, b] = await Promise.all([onnx.embed(texts), float32.embed(texts), tfjs.embed(texts)]);
@@ -57,16 +57,21 @@ describe('the bundled model on onnxruntime-node', () => {
     expect(worst.cosine).toBeGreaterThan(0.99999);
     // int8 is not float32 computed another way: its vectors move (past 1e-3 in some dimension of most texts), but
     // stay close enough to be searched against float32 vectors stored before (and TF.js's).
-    // Both 8-bit forms of the weights (int8-weights.ts picks one by CPU; this one runs both).
-    const unsigned = new UseLiteEmbedder({ runtime: 'onnxruntime', int8Weights: int8WeightType() === 'int8' ? 'uint8' : 'int8' });
-    const other = await unsigned.embed(texts).finally(() => unsigned.close());
-    for (const vectors of [int8, other]) {
+    // The form of the weights this CPU gets (int8-weights.ts) and, on a CPU that gets int8 weights, the uint8 form as
+    // well, which every CPU can run. int8 weights on an x64 CPU without VNNI go through onnxruntime's U8S8 kernels,
+    // whose 16-bit sums saturate (decision 0048): that form is never chosen there, so it is not checked there.
+    const forms = [int8];
+    if (int8WeightType() === 'int8') {
+      const unsigned = new UseLiteEmbedder({ runtime: 'onnxruntime', int8Weights: 'uint8' });
+      forms.push(await unsigned.embed(texts).finally(() => unsigned.close()));
+    }
+    for (const vectors of forms) {
       const cosines = texts.map((_, i) => dot(vectors[i], b[i])).sort((x, y) => x - y);
       expect(cosines[0]).toBeGreaterThan(0.997);
       expect(cosines[Math.floor(cosines.length / 2)]).toBeGreaterThan(0.999);
       expect(texts.filter((_, i) => maxDifference(vectors[i], b[i]) > 1e-3).length).toBeGreaterThan(texts.length / 2);
     }
-    for (const v of [...a, ...int8, ...other]) {
+    for (const v of [...a, ...forms.flat()]) {
       expect(v).toHaveLength(512);
       expect(dot(v, v)).toBeCloseTo(1, 6);
     }
