@@ -58,6 +58,19 @@ function manifestWith(identifier: string, displayName: string, description: stri
 
 const ids = (results: Array<{ identifier: string }>) => results.map((r) => r.identifier);
 
+/** The test database's pool, counting the statements whose text holds `part`. */
+function counting(part: string): { db: Kysely<Database>; count: () => number } {
+  let count = 0;
+  const db = demo.db.withPlugin({
+    transformQuery: ({ node }) => {
+      if (JSON.stringify(node).includes(part)) count++;
+      return node;
+    },
+    transformResult: async ({ result }) => result,
+  });
+  return { db, count: () => count };
+}
+
 describe('the index generation (migration 0027)', () => {
   const generation = async () => (await readIndexGeneration(writer.db)).split('@')[0];
 
@@ -233,6 +246,35 @@ describe('the match cache', () => {
     }
   });
 
+  it("reads the entries' states of a task text's lists in one statement, and applies them to each list", async () => {
+    const stateReads = counting('entry_liveness');
+    const search = createSearchService({
+      db: stateReads.db,
+      embedder,
+      pageTokens: createPageTokenCodec('match-cache-test'),
+      publicUrl: 'http://registry.test/',
+      entryStates: ENTRY_STATES,
+      matchCache: new MatchCache(10_000),
+    });
+    const text = 'find the latest papers on agents and then summarise them in a slack message';
+    const first = await search.search({ text, pageSize: 10 });
+    expect(stateReads.count()).toBe(1);
+    // The best entry of the whole text, which the needs' lists hold too, dead for two days: gone from every list.
+    const top = first.results[0].identifier;
+    await sql`
+      INSERT INTO entry_liveness (identifier, content_hash, state, probe, checked_at, next_probe_at, dead_since)
+      SELECT identifier, content_hash, 'dead', 'url', now(), now() + interval '1 day', now() - interval '2 days'
+      FROM entries WHERE identifier = ${top}`.execute(writer.db);
+    try {
+      const after = await search.search({ text, pageSize: 50 });
+      expect(stateReads.count()).toBe(2);
+      expect(ids(after.results)).not.toContain(top);
+      expect(ids(after.results)).toEqual(expect.arrayContaining(ids(first.results).slice(1, 3)));
+    } finally {
+      await sql`DELETE FROM entry_liveness WHERE identifier = ${top}`.execute(writer.db);
+    }
+  });
+
   it('ranks every time for a filter on an entry state, whose tables the generation does not follow', async () => {
     const { search, ranked } = cachedSearch();
     const text = 'weather forecast';
@@ -255,16 +297,9 @@ describe('the match cache', () => {
 
   it("collapses products with the keys read at the list's generation, and reads them again after another connection's write", async () => {
     // Counts the statements that read product keys (product-collapse.ts) through this service's pool.
-    let keyReads = 0;
-    const counted = demo.db.withPlugin({
-      transformQuery: ({ node }) => {
-        if (JSON.stringify(node).includes('product_fields')) keyReads++;
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    });
+    const keyReads = counting('product_fields');
     const search = createSearchService({
-      db: counted,
+      db: keyReads.db,
       embedder,
       pageTokens: createPageTokenCodec('match-cache-test'),
       publicUrl: 'http://registry.test/',
@@ -288,20 +323,20 @@ describe('the match cache', () => {
     const walrus = first.results.filter((r) => [one, two].includes(r.identifier));
     expect(walrus).toHaveLength(1);
     expect(walrus[0]['@collapsed']).toEqual([[one, two].find((id) => id !== walrus[0].identifier)]);
-    expect(keyReads).toBe(1);
+    expect(keyReads.count()).toBe(1);
     // The same list and another text's at the same generation: the keys already read are not read again.
     const again = await search.search({ text, pageSize: 10 });
     expect(again.results).toEqual(first.results);
     await search.search({ text: 'walrus sonar', pageSize: 10 });
-    expect(keyReads).toBeLessThanOrEqual(2);
-    const reads = keyReads;
+    expect(keyReads.count()).toBeLessThanOrEqual(2);
+    const reads = keyReads.count();
     await search.search({ text: 'walrus sonar', pageSize: 10 });
-    expect(keyReads).toBe(reads);
+    expect(keyReads.count()).toBe(reads);
 
     // The other connection moves one of them to another repository: two products now, each its own result.
     await ingest([entry(two, 'https://github.com/walrus/sonar-mirror-mcp')]);
     const after = await search.search({ text, pageSize: 10 });
-    expect(keyReads).toBe(reads + 1);
+    expect(keyReads.count()).toBe(reads + 1);
     const listed = after.results.filter((r) => [one, two].includes(r.identifier));
     expect(listed.map((r) => r.identifier).sort()).toEqual([one, two]);
     expect(listed.map((r) => r['@collapsed'])).toEqual([undefined, undefined]);

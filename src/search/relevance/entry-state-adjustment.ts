@@ -44,29 +44,32 @@ interface EntryStates {
 }
 
 /**
- * The matched set adjusted for the entries' states: the same matches less the long-dead ones, ordered by
- * their adjusted rank (ties by identifier) and scored at it (0-100). `typeWeights` are the ones the pipeline
- * applied, so the adjustment starts from the rank the list is in.
+ * Matched sets adjusted for their entries' states, read once for all of them (a text with several needs has a list
+ * for the whole text and one per need: one statement, not one per list): each list keeps its matches less the
+ * long-dead ones, ordered by their adjusted rank (ties by identifier) and scored at it (0-100). `typeWeights` are the
+ * ones the pipeline applied, so the adjustment starts from the rank each list is in.
  */
 export async function adjustForEntryState(
   db: Kysely<Database>,
-  matches: readonly Match[],
+  lists: ReadonlyArray<readonly Match[]>,
   filter: NormalisedFilter,
   ranking: EntryStateRanking,
   typeWeights: Readonly<Record<string, number>>,
   now: Date = new Date(),
-): Promise<readonly Match[]> {
-  if (matches.length === 0) return matches;
-  const keepDead = filtersOnLiveness(filter);
-  const states = await entryStates(db, matches, ranking, keepDead, now);
-  if (states.failing.size + states.dropped.size + states.verified.size + states.archived.size === 0) return matches;
-  const kept = states.dropped.size === 0 ? matches : matches.filter((m) => !states.dropped.has(m.identifier));
-  return rankBy(kept, (match) => {
-    let rank = match.relevance * typeWeight(match, filter, typeWeights);
-    if (states.archived.has(match.identifier)) rank *= 1 - (ranking.archivedDemotion ?? 0);
-    if (states.failing.has(match.identifier)) return rank * (1 - ranking.livenessDemotion);
-    if (states.verified.has(match.identifier)) return rank + ranking.verifiedBoost * (1 - rank);
-    return rank;
+): Promise<Array<readonly Match[]>> {
+  const identifiers = [...new Set(lists.flatMap((list) => list.map((m) => m.identifier)))];
+  if (identifiers.length === 0) return [...lists];
+  const states = await entryStates(db, identifiers, ranking, filtersOnLiveness(filter), now);
+  if (states.failing.size + states.dropped.size + states.verified.size + states.archived.size === 0) return [...lists];
+  return lists.map((matches) => {
+    const kept = states.dropped.size === 0 ? matches : matches.filter((m) => !states.dropped.has(m.identifier));
+    return rankBy(kept, (match) => {
+      let rank = match.relevance * typeWeight(match, filter, typeWeights);
+      if (states.archived.has(match.identifier)) rank *= 1 - (ranking.archivedDemotion ?? 0);
+      if (states.failing.has(match.identifier)) return rank * (1 - ranking.livenessDemotion);
+      if (states.verified.has(match.identifier)) return rank + ranking.verifiedBoost * (1 - rank);
+      return rank;
+    });
   });
 }
 
@@ -77,12 +80,11 @@ export async function adjustForEntryState(
  */
 async function entryStates(
   db: Kysely<Database>,
-  matches: readonly Match[],
+  ids: readonly string[],
   ranking: EntryStateRanking,
   keepDead: boolean,
   now: Date,
 ): Promise<EntryStates> {
-  const ids = matches.map((m) => m.identifier);
   const dropBefore = new Date(now.getTime() - ranking.dropDeadAfterSeconds * 1000).toISOString();
   const boost = ranking.verifiedBoost > 0;
   const retire = (ranking.archivedDemotion ?? 0) > 0;

@@ -181,8 +181,8 @@ export async function matchTextAt(
  * (production stages, a filter that does not name an entry state) a text's list comes from it when the index
  * generation has not moved since it was kept; the lists ranked here are kept when it did not move while they were
  * (match-cache.ts); one being ranked by another request at the same generation is waited for. The entries' states are
- * read for every request, kept list or not, beside the second read. With a match cache, the generation read first
- * comes back with the lists.
+ * read for every request, kept list or not, in one statement for all the texts' lists, beside the second read. With a
+ * match cache, the generation read first comes back with the lists.
  */
 async function needLists(
   deps: RankingDeps,
@@ -191,8 +191,8 @@ async function needLists(
   stages: RankingStages,
 ): Promise<{ lists: Array<readonly Match[]>; generation?: string }> {
   const cache = stages === PRODUCTION_STAGES && !filtersOnEntryStates(filter) ? deps.matchCache : undefined;
-  const withStates = (list: readonly Match[]) => withEntryStates(deps, list, filter);
-  if (!cache) return { lists: await Promise.all(texts.map(async (t) => withStates(await matchNeed(deps, t, filter, stages)))) };
+  const withStates = (lists: ReadonlyArray<readonly Match[]>) => withEntryStates(deps, lists, filter);
+  if (!cache) return { lists: await withStates(await Promise.all(texts.map((t) => matchNeed(deps, t, filter, stages)))) };
   const generation = await readIndexGeneration(deps.db);
   const ranked = new Map<string, Match[]>();
   const lists = await Promise.all(
@@ -205,17 +205,21 @@ async function needLists(
       return list;
     }),
   );
-  if (ranked.size === 0) return { lists: await Promise.all(lists.map(withStates)), generation };
-  const [after, ...adjusted] = await Promise.all([readIndexGeneration(deps.db), ...lists.map(withStates)]);
+  if (ranked.size === 0) return { lists: await withStates(lists), generation };
+  const [after, adjusted] = await Promise.all([readIndexGeneration(deps.db), withStates(lists)]);
   if (after === generation) for (const [key, list] of ranked) cache.set(key, generation, list);
   else cache.discard();
   return { lists: adjusted, generation };
 }
 
-/** The list adjusted for its entries' liveness, trust and retirement, when the deps rank by them. */
-function withEntryStates(deps: RankingDeps, list: readonly Match[], filter: NormalisedFilter): Promise<readonly Match[]> {
-  if (!deps.entryStates) return Promise.resolve(list);
-  return adjustForEntryState(deps.db, list, filter, deps.entryStates, deps.typeWeights ?? {});
+/** The lists adjusted for their entries' liveness, trust and retirement (one statement for all), when the deps rank by them. */
+function withEntryStates(
+  deps: RankingDeps,
+  lists: ReadonlyArray<readonly Match[]>,
+  filter: NormalisedFilter,
+): Promise<Array<readonly Match[]>> {
+  if (!deps.entryStates) return Promise.resolve([...lists]);
+  return adjustForEntryState(deps.db, lists, filter, deps.entryStates, deps.typeWeights ?? {});
 }
 
 /**
