@@ -33,11 +33,14 @@ const MCP = 'application/mcp-server-card+json';
 const ENTRY_STATES = { livenessDemotion: 0.5, dropDeadAfterSeconds: 86_400, verifiedBoost: 0 };
 
 /** A search service with its own match cache, counting the need texts it ranks (each ranking observes 'sql' once). */
-function cachedSearch(over: QueryEmbedder = embedder): { search: SearchService; cache: MatchCache; ranked: () => number } {
+function cachedSearch(
+  over: QueryEmbedder = embedder,
+  db: Kysely<Database> = demo.db,
+): { search: SearchService; cache: MatchCache; ranked: () => number } {
   const cache = new MatchCache(10_000);
   let ranked = 0;
   const search = createSearchService({
-    db: demo.db,
+    db,
     embedder: over,
     pageTokens: createPageTokenCodec('match-cache-test'),
     publicUrl: 'http://registry.test/',
@@ -46,6 +49,14 @@ function cachedSearch(over: QueryEmbedder = embedder): { search: SearchService; 
     timings: { observe: (stage: SearchStage) => void (stage === 'sql' && ranked++) },
   });
   return { search, cache, ranked: () => ranked };
+}
+
+/** Dead for two days (over ENTRY_STATES.dropDeadAfterSeconds), written by the other connection: search leaves it out. */
+async function markDeadForTwoDays(identifier: string): Promise<void> {
+  await sql`
+    INSERT INTO entry_liveness (identifier, content_hash, state, probe, checked_at, next_probe_at, dead_since)
+    SELECT identifier, content_hash, 'dead', 'url', now(), now() + interval '1 day', now() - interval '2 days'
+    FROM entries WHERE identifier = ${identifier}`.execute(writer.db);
 }
 
 function manifestWith(identifier: string, displayName: string, description: string) {
@@ -232,10 +243,7 @@ describe('the match cache', () => {
     const first = await search.search({ text, pageSize: 10 });
     const top = first.results[0].identifier;
     // Dead for two days (over dropDeadAfterSeconds): search leaves it out, with no write to the index.
-    await sql`
-      INSERT INTO entry_liveness (identifier, content_hash, state, probe, checked_at, next_probe_at, dead_since)
-      SELECT identifier, content_hash, 'dead', 'url', now(), now() + interval '1 day', now() - interval '2 days'
-      FROM entries WHERE identifier = ${top}`.execute(writer.db);
+    await markDeadForTwoDays(top);
     try {
       const after = await search.search({ text, pageSize: 10 });
       expect(ranked()).toBe(1);
@@ -248,23 +256,13 @@ describe('the match cache', () => {
 
   it("reads the entries' states of a task text's lists in one statement, and applies them to each list", async () => {
     const stateReads = counting('entry_liveness');
-    const search = createSearchService({
-      db: stateReads.db,
-      embedder,
-      pageTokens: createPageTokenCodec('match-cache-test'),
-      publicUrl: 'http://registry.test/',
-      entryStates: ENTRY_STATES,
-      matchCache: new MatchCache(10_000),
-    });
+    const { search } = cachedSearch(embedder, stateReads.db);
     const text = 'find the latest papers on agents and then summarise them in a slack message';
     const first = await search.search({ text, pageSize: 10 });
     expect(stateReads.count()).toBe(1);
     // The best entry of the whole text, which the needs' lists hold too, dead for two days: gone from every list.
     const top = first.results[0].identifier;
-    await sql`
-      INSERT INTO entry_liveness (identifier, content_hash, state, probe, checked_at, next_probe_at, dead_since)
-      SELECT identifier, content_hash, 'dead', 'url', now(), now() + interval '1 day', now() - interval '2 days'
-      FROM entries WHERE identifier = ${top}`.execute(writer.db);
+    await markDeadForTwoDays(top);
     try {
       const after = await search.search({ text, pageSize: 50 });
       expect(stateReads.count()).toBe(2);
@@ -298,14 +296,7 @@ describe('the match cache', () => {
   it("collapses products with the keys read at the list's generation, and reads them again after another connection's write", async () => {
     // Counts the statements that read product keys (product-collapse.ts) through this service's pool.
     const keyReads = counting('product_fields');
-    const search = createSearchService({
-      db: keyReads.db,
-      embedder,
-      pageTokens: createPageTokenCodec('match-cache-test'),
-      publicUrl: 'http://registry.test/',
-      entryStates: ENTRY_STATES,
-      matchCache: new MatchCache(10_000),
-    });
+    const { search } = cachedSearch(embedder, keyReads.db);
     const text = 'walrus sonar buoy telemetry';
     const one = 'urn:air:cache-probe.example.com:walrus-sonar';
     const two = 'urn:air:cache-probe.example.com:walrus-sonar-mirror';
