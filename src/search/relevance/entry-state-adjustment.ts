@@ -56,11 +56,11 @@ export async function adjustForEntryState(
   ranking: EntryStateRanking,
   typeWeights: Readonly<Record<string, number>>,
   now: Date = new Date(),
-): Promise<Array<readonly Match[]>> {
+): Promise<ReadonlyArray<readonly Match[]>> {
   const identifiers = [...new Set(lists.flatMap((list) => list.map((m) => m.identifier)))];
-  if (identifiers.length === 0) return [...lists];
+  if (identifiers.length === 0) return lists;
   const states = await entryStates(db, identifiers, ranking, filtersOnLiveness(filter), now);
-  if (states.failing.size + states.dropped.size + states.verified.size + states.archived.size === 0) return [...lists];
+  if (states.failing.size + states.dropped.size + states.verified.size + states.archived.size === 0) return lists;
   return lists.map((matches) => {
     const kept = states.dropped.size === 0 ? matches : matches.filter((m) => !states.dropped.has(m.identifier));
     return rankBy(kept, (match) => {

@@ -171,8 +171,7 @@ export async function matchTextAt(
   const needs = stages.needTexts(text);
   const { lists, generation } = await needLists(deps, [text, ...needs], filter, stages);
   const [whole, ...perNeed] = lists;
-  const matches =
-    needs.length === 0 ? confidentScores(whole) : confidentScores(assembleNeedPage(whole, perNeed, { implied: needs.map(isImpliedNeed) }));
+  const matches = confidentScores(needs.length === 0 ? whole : assembleNeedPage(whole, perNeed, { implied: needs.map(isImpliedNeed) }));
   return { matches, ...(generation !== undefined ? { generation } : {}) };
 }
 
@@ -189,7 +188,7 @@ async function needLists(
   texts: string[],
   filter: NormalisedFilter,
   stages: RankingStages,
-): Promise<{ lists: Array<readonly Match[]>; generation?: string }> {
+): Promise<{ lists: ReadonlyArray<readonly Match[]>; generation?: string }> {
   const cache = stages === PRODUCTION_STAGES && !filtersOnEntryStates(filter) ? deps.matchCache : undefined;
   const withStates = (lists: ReadonlyArray<readonly Match[]>) => withEntryStates(deps, lists, filter);
   if (!cache) return { lists: await withStates(await Promise.all(texts.map((t) => matchNeed(deps, t, filter, stages)))) };
@@ -217,8 +216,8 @@ function withEntryStates(
   deps: RankingDeps,
   lists: ReadonlyArray<readonly Match[]>,
   filter: NormalisedFilter,
-): Promise<Array<readonly Match[]>> {
-  if (!deps.entryStates) return Promise.resolve([...lists]);
+): Promise<ReadonlyArray<readonly Match[]>> {
+  if (!deps.entryStates) return Promise.resolve(lists);
   return adjustForEntryState(deps.db, lists, filter, deps.entryStates, deps.typeWeights ?? {});
 }
 
