@@ -4,6 +4,7 @@
 // entry is on no page and the page tokens' offsets stay those of one list. POST /explore counts the matched set
 // without it.
 import { sql, type Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { productKeys, type ProductKeys } from '../catalog/product-keys';
 import { PREPARED_STATEMENT } from '../db/prepared-statements';
 import type { Database } from '../db/schema';
@@ -27,23 +28,25 @@ export const PRODUCT_KEY_CACHE_SIZE = 20_000;
  * an entry's product fields change only with a committed write, which moves the generation, so a list ranked at the
  * generation the keys were read at collapses without reading them again (the statement and its rows were ~1.6 ms of
  * a search at 10k entries, docs/performance.md). A list of another generation starts them anew.
+ *
+ * Both are `lru-cache`s, not Maps trimmed by deleting their first key: a Map keeps a deleted entry's slot until it is
+ * rehashed, and finding the first key steps over every such slot, so once full each insert cost more than the one
+ * before (at 100k entries ~2 ms of a new text's search, docs/performance.md "A new text's round trips").
  */
 export class ProductKeyCache {
-  private readonly byHash = new Map<string, ProductKeys>();
+  private readonly byHash: LRUCache<string, ProductKeys>;
   private generation: string | undefined;
-  private readonly byIdentifier = new Map<string, ProductKeys>();
-  constructor(private readonly limit = PRODUCT_KEY_CACHE_SIZE) {}
+  private readonly byIdentifier: LRUCache<string, ProductKeys>;
+  constructor(limit = PRODUCT_KEY_CACHE_SIZE) {
+    this.byHash = new LRUCache({ max: limit });
+    this.byIdentifier = new LRUCache({ max: limit });
+  }
 
   keysOf(contentHash: string, fields: Parameters<typeof productKeys>[0]): ProductKeys {
     const known = this.byHash.get(contentHash);
-    if (known) {
-      this.byHash.delete(contentHash);
-      this.byHash.set(contentHash, known);
-      return known;
-    }
+    if (known) return known;
     const keys = productKeys(fields);
     this.byHash.set(contentHash, keys);
-    if (this.byHash.size > this.limit) this.byHash.delete(this.byHash.keys().next().value!);
     return keys;
   }
 
@@ -59,7 +62,6 @@ export class ProductKeyCache {
       this.byIdentifier.clear();
     }
     this.byIdentifier.set(identifier, keys);
-    if (this.byIdentifier.size > this.limit) this.byIdentifier.delete(this.byIdentifier.keys().next().value!);
   }
 }
 
