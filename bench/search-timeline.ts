@@ -1,8 +1,8 @@
 // The statements of a new text's search, as the search service runs them for POST /search (the match cache on, the
-// entries' states, the product collapse, the first page of 10 and its matched tools): for each statement kind, the
-// calls per search, when it starts and how long it takes (p50 over the searches), and the timeline of the median
-// search, statement by statement. Where the time of a search goes between its round trips, which run one after
-// another and which overlap. Read only.
+// entries' states, the product collapse, the first page of 10 and its matched tools), and its query embedding: for
+// each kind of step the calls per search, when it starts and how long it takes (p50 over the searches); the time of a
+// search with nothing in flight (the process's own work between round trips); the wait from the query vector to the
+// HNSW scan's statement; and the median search's timeline, step by step. Read only.
 //   npx tsx bench/search-timeline.ts <database> [--runs N]
 // Texts: the labelled sets (bench/relevance/*.json; Alexandria ones with its type filter), each a new text (every
 // run adds its number), the model uncached: what a new query text costs in production.
@@ -49,7 +49,7 @@ function kindOf(text: string): string {
   return KINDS.find(([pattern]) => pattern.test(sql))?.[1] ?? sql.slice(0, 60);
 }
 
-/** Records every query sent by any pg.Client of this process while `recording` is set. */
+/** Records every query any pg.Client of this process sends between start() and stop(). */
 function recordQueries(): { start(): void; stop(): Step[] } {
   let steps: Step[] | undefined;
   let origin = 0;
@@ -139,6 +139,7 @@ async function main(): Promise<void> {
     }
   const n = searches.length;
   const fixed = (ms: number) => ms.toFixed(1);
+  const totals = searches.map((s) => s.total);
   printTable(`${name}: ${n} searches (a new text each, first page of 10), load average ${loadAtStart} → ${loadAverage()}`, [
     ['step', 'calls per search', 'starts at p50 ms', 'takes p50 ms', 'p95 ms'],
     ...[...byKind.entries()]
@@ -154,18 +155,8 @@ async function main(): Promise<void> {
       'the whole search',
       (searches.reduce((sum, s) => sum + s.steps.length, 0) / n).toFixed(2),
       '',
-      fixed(
-        percentile(
-          searches.map((s) => s.total),
-          50,
-        ),
-      ),
-      fixed(
-        percentile(
-          searches.map((s) => s.total),
-          95,
-        ),
-      ),
+      fixed(percentile(totals, 50)),
+      fixed(percentile(totals, 95)),
     ],
   ]);
   // The time of a search when no statement and no embedding is in flight: the process's own work on the critical path.
